@@ -1,0 +1,343 @@
+# The world clock: banking wall time into whole quanta, the stall guard, alpha, realized speed.
+import threading
+
+
+
+# The bank is held in quanta, as a double, and snapped to the nearest whole quantum when it
+# lies within BANK_SNAP of one. Why not integer nanoseconds (Bevy's choice): fixed_dt itself is
+# rarely a whole number of nanoseconds (1/120 s is 8333333.3 ns), so a nanosecond bank rounds
+# the quantum and, over enough frames, invents or loses quanta. A bank in quanta divides
+# wall_dt * scale by fixed_dt once per call; for the ratios hosts use (1/60 over 1/120, 1/60
+# over 0.01) the quotient is within a few ulps of the true rational, and the snap turns
+# 1.9999999999999998 into 2 instead of 1. Live advances keep only the fraction in the bank,
+# so its absolute error stays near 1e-16 however long the run; each snap moves it by at most
+# BANK_SNAP, far inside the conservation law's one quantum over 10**6 advances.
+cdef double BANK_SNAP = 1e-9
+
+
+cdef class WorldClock:
+    """One notion of simulation time: an integer tick advanced in whole quanta.
+
+    Parameters
+    ----------
+    config : ClockConfig, optional
+        The configuration; ``ClockConfig()`` when omitted.
+
+    Notes
+    -----
+    World time is ``t = tick * fixed_dt``, computed, never accumulated. One driver calls the
+    advancing methods (``advance``, ``advance_ticks``, ``step_once``); followers read ``tick``.
+    """
+
+    def __cinit__(self):
+        self._cond = threading.Condition(threading.Lock())
+        self._heap = []
+
+    def __init__(self, config=None):
+        self._mode = MODE_LIVE
+        self.configure(ClockConfig() if config is None else config)
+
+    # -- configuration -------------------------------------------------------------------
+
+    def configure(self, config):
+        """Replace the configuration and restart at tick 0.
+
+        The bank, the dropped count, the realized-speed window and the frame count restart
+        too; the mode is kept. Followers see a discontinuity and resynchronise.
+        """
+        if not isinstance(config, ClockConfig):
+            raise TypeError(f"config must be a ClockConfig, got {config!r}")
+        self._check_can_advance()
+        cdef ClockConfig cfg = <ClockConfig>config
+        self._fixed_dt = cfg.fixed_dt
+        self._scale = cfg.scale
+        self._max_steps = cfg.max_steps_per_advance
+        self._cap_scales = cfg.cap_scales_with_rate
+        self._lockstep_steps = cfg.lockstep_steps
+        self._tick = 0
+        self._bank = 0.0
+        self._alpha = 0.0
+        self._owed = 0
+        self._total_dropped = 0
+        self._frame = 0
+        self._window_wall = 0.0
+        self._window_ticks = 0
+        self._realized = 0.0
+        self._window_done = False
+        self._discontinuities += 1
+        self._notify()
+
+    @property
+    def config(self):
+        """The current configuration, including values set on their own since ``configure``."""
+        return ClockConfig(fixed_dt=self._fixed_dt, scale=self._scale,
+                           max_steps_per_advance=self._max_steps,
+                           cap_scales_with_rate=bool(self._cap_scales),
+                           lockstep_steps=self._lockstep_steps)
+
+    @property
+    def fixed_dt(self):
+        """The quantum in seconds (set with ``configure``)."""
+        return self._fixed_dt
+
+    @property
+    def scale(self):
+        """World seconds per wall second in live mode; 0 pauses. Settable without a restart."""
+        return self._scale
+
+    @scale.setter
+    def scale(self, value):
+        self._scale = _as_seconds(value, "scale", 0.0)
+
+    @property
+    def max_steps_per_advance(self):
+        """The stall guard's cap on quanta per ``advance``. Settable without a restart."""
+        return self._max_steps
+
+    @max_steps_per_advance.setter
+    def max_steps_per_advance(self, value):
+        self._max_steps = _as_count(value, "max_steps_per_advance", 1)
+
+    @property
+    def lockstep_steps(self):
+        """Quanta per ``advance`` in lockstep mode. Settable without a restart."""
+        return self._lockstep_steps
+
+    @lockstep_steps.setter
+    def lockstep_steps(self, value):
+        self._lockstep_steps = _as_count(value, "lockstep_steps", 1)
+
+    @property
+    def mode(self):
+        """The current ``Mode``; set it with a ``Mode`` or its name."""
+        return _MODES[self._mode]
+
+    @mode.setter
+    def mode(self, value):
+        self._set_mode(_mode_index(value))
+
+    cdef int _set_mode(self, int mode) except -1:
+        self._mode = mode
+        # alpha is the bank's fraction in live mode, 0 in the inspecting modes, and frozen
+        # at its last value while paused.
+        if mode == MODE_LIVE:
+            self._alpha = self._bank
+        elif mode != MODE_PAUSED:
+            self._alpha = 0.0
+        return 0
+
+    # -- observability -------------------------------------------------------------------
+
+    @property
+    def tick(self):
+        """The authoritative integer world time, in quanta."""
+        return self._tick
+
+    @property
+    def t(self):
+        """World seconds: ``tick * fixed_dt``."""
+        return self._tick * self._fixed_dt
+
+    @property
+    def alpha(self):
+        """Fraction of a quantum banked (live), 0 (lockstep, stepping, replay), frozen (paused)."""
+        return self._alpha
+
+    @property
+    def total_dropped(self):
+        """Quanta the stall guard dropped since ``configure``."""
+        return self._total_dropped
+
+    @property
+    def frame(self):
+        """``advance`` calls since ``configure``: the current frame."""
+        return self._frame
+
+    @property
+    def discontinuities(self):
+        """How many times the clock was configured or sought to another tick.
+
+        Followers compare it with the count they last saw to resynchronise.
+        """
+        return self._discontinuities
+
+    @property
+    def realized_scale(self):
+        """World seconds ``advance`` ran per supplied wall second.
+
+        Over the last completed window of at least 0.5 wall seconds; before the first window
+        completes, the running figure; 0.0 before any wall time.
+        """
+        if self._window_done:
+            return self._realized
+        if self._window_wall > 0.0:
+            return self._window_ticks * self._fixed_dt / self._window_wall
+        return 0.0
+
+    def wait_for_tick_change(self, tick, timeout=None):
+        """Block until ``self.tick != tick``, with the GIL released.
+
+        Parameters
+        ----------
+        tick : int
+            The tick the caller last saw.
+        timeout : float or None
+            Seconds to wait at most; None waits for ever.
+
+        Returns
+        -------
+        int or None
+            The new tick, or None on timeout.
+        """
+        cdef int64_t seen = _as_count(tick, "tick", -(2 ** 62))
+        if timeout is not None:
+            timeout = _as_seconds(timeout, "timeout", 0.0)
+        if self._tick != seen:
+            return self._tick
+        with self._cond:
+            self._waiters += 1
+            try:
+                if not self._cond.wait_for(lambda: self._tick != seen, timeout):
+                    return None
+            finally:
+                self._waiters -= 1
+        return self._tick
+
+    cdef int _notify(self) except -1:
+        if self._waiters:
+            with self._cond:
+                self._cond.notify_all()
+        return 0
+
+    # -- advancing -------------------------------------------------------------------------
+
+    cdef int _check_can_advance(self) except -1:
+        if self._presenting:
+            raise RuntimeError("the clock cannot advance inside presenting(): "
+                               "presentation costs zero world time")
+        if self._running:
+            raise RuntimeError("the clock cannot advance from inside a timer callback")
+        return 0
+
+    cdef StepResult _result(self, int64_t first, int64_t steps, int64_t dropped):
+        cdef StepResult r = StepResult.__new__(StepResult)
+        r.steps = steps
+        r.first_tick = first
+        r.dropped = dropped
+        r.alpha = self._alpha
+        return r
+
+    cdef int _run_granted(self) except -1:
+        """Run the quanta granted (``_owed``): this call's and any an earlier call left."""
+        cdef int64_t n = self._owed
+        if n:
+            self._tick += n
+            self._owed = 0
+            self._notify()
+        return 0
+
+    def advance(self, wall_dt):
+        """Advance by ``wall_dt`` wall seconds, as the mode says.
+
+        live: bank ``wall_dt * scale`` and run the whole quanta, at most the stall guard's cap;
+        the rest are dropped and counted. lockstep: run ``lockstep_steps`` quanta. paused,
+        stepping, replay: run nothing.
+
+        Parameters
+        ----------
+        wall_dt : float
+            Wall seconds since the last call; finite and non-negative.
+
+        Returns
+        -------
+        StepResult
+        """
+        cdef double d, q, b, whole, cap
+        cdef int64_t steps = 0, dropped = 0, first
+        if type(wall_dt) is float:
+            d = wall_dt
+            if not (d >= 0.0 and d <= 1e300):   # also rejects NaN
+                _as_seconds(wall_dt, "wall_dt", 0.0)
+        else:
+            d = _as_seconds(wall_dt, "wall_dt", 0.0)
+        self._check_can_advance()
+        if self._mode == MODE_LIVE:
+            q = d * self._scale / self._fixed_dt
+            if q > MAX_QUANTA:
+                raise ValueError(f"wall_dt={wall_dt!r} at scale {self._scale!r} spans more "
+                                 f"than 2**52 quanta of {self._fixed_dt!r} s")
+            b = self._bank + q
+            whole = floor(b + 0.5)
+            if fabs(b - whole) <= BANK_SNAP:
+                b = whole
+            whole = floor(b)
+            self._bank = b - whole
+            self._alpha = self._bank
+            cap = <double>self._max_steps
+            if self._cap_scales and self._scale > 1.0:
+                cap = cap * ceil(self._scale)
+            if whole > cap:
+                steps = <int64_t>cap
+                dropped = <int64_t>(whole - cap)
+                self._total_dropped += dropped
+            else:
+                steps = <int64_t>whole
+        elif self._mode == MODE_LOCKSTEP:
+            steps = self._lockstep_steps
+        self._frame += 1
+        self._window_wall += d
+        self._window_ticks += steps
+        if self._window_wall >= 0.5:
+            self._realized = self._window_ticks * self._fixed_dt / self._window_wall
+            self._window_done = True
+            self._window_wall = 0.0
+            self._window_ticks = 0
+        first = self._tick
+        self._owed += steps
+        self._run_granted()
+        return self._result(first, self._tick - first, dropped)
+
+    def advance_ticks(self, n):
+        """Run exactly ``n`` quanta now, in any mode, with no cap (batch).
+
+        Returns
+        -------
+        StepResult
+        """
+        cdef int64_t count = _as_count(n, "n", 0)
+        self._check_can_advance()
+        cdef int64_t first = self._tick
+        self._owed += count
+        self._run_granted()
+        return self._result(first, self._tick - first, 0)
+
+    def step_once(self):
+        """Run exactly one quantum, in any mode.
+
+        Returns
+        -------
+        StepResult
+        """
+        self._check_can_advance()
+        cdef int64_t first = self._tick
+        self._owed += 1
+        self._run_granted()
+        return self._result(first, self._tick - first, 0)
+
+    def seek_tick(self, n):
+        """Position the clock at tick ``n``; replay mode only.
+
+        Seeking to another tick is a discontinuity: followers resynchronise and owe nothing
+        for the ticks skipped. Seeking to the current tick changes nothing.
+        """
+        cdef int64_t target = _as_count(n, "n", 0)
+        if self._mode != MODE_REPLAY:
+            raise ValueError(f"seek_tick(n={n!r}) needs replay mode; the clock is in "
+                             f"{_MODES[self._mode].value!r} mode")
+        self._check_can_advance()
+        if target == self._tick:
+            return
+        self._tick = target
+        self._owed = 0
+        self._discontinuities += 1
+        self._notify()

@@ -1,0 +1,61 @@
+# Fields of the core's cdef classes, shared by the .pxi parts that _core.pyx includes.
+from libc.stdint cimport int64_t
+
+
+cdef class ClockConfig:
+    cdef readonly double fixed_dt
+    cdef readonly double scale
+    cdef readonly int64_t max_steps_per_advance
+    cdef readonly bint cap_scales_with_rate
+    cdef readonly int64_t lockstep_steps
+
+
+cdef class StepResult:
+    cdef readonly int64_t steps
+    cdef readonly int64_t first_tick
+    cdef readonly int64_t dropped
+    cdef readonly double alpha
+
+
+cdef class WorldClock:
+    # configuration
+    cdef double _fixed_dt
+    cdef double _scale
+    cdef int64_t _max_steps
+    cdef bint _cap_scales
+    cdef int64_t _lockstep_steps
+    cdef int _mode
+    # world time and the bank
+    cdef int64_t _tick
+    cdef double _bank            # wall time banked, in quanta; see clock.pxi
+    cdef double _alpha
+    cdef int64_t _owed           # quanta granted but not yet run (a timer callback raised)
+    # observability
+    cdef int64_t _total_dropped
+    cdef int64_t _frame
+    cdef int64_t _discontinuities
+    cdef double _window_wall
+    cdef int64_t _window_ticks
+    cdef double _realized
+    cdef bint _window_done
+    # waiting followers
+    cdef object _cond
+    cdef int _waiters
+    # reentrancy guards
+    cdef int _presenting
+    cdef bint _running
+    # timers
+    cdef list _heap
+    cdef int64_t _timer_seq
+
+    cdef int _check_can_advance(self) except -1
+    cdef int _set_mode(self, int mode) except -1
+    cdef int _run_granted(self) except -1
+    cdef int _notify(self) except -1
+    cdef StepResult _result(self, int64_t first, int64_t steps, int64_t dropped)
+
+
+cdef class ClockFollower:
+    cdef readonly int64_t period
+    cdef int64_t _last_tick
+    cdef int64_t _discontinuities

@@ -1,0 +1,114 @@
+# Followers: simulations stepping every k quanta of the one clock.
+
+# Relative tolerance for "dt is a whole number of quanta": wide enough for decimal steps
+# such as 0.06 / 0.01 = 5.999999999999999, far too narrow to hide a real 7.2.
+cdef double WHOLE_QUANTA_RTOL = 1e-9
+
+
+def ticks_per_step(dt, fixed_dt):
+    """The whole number of quanta in a step of ``dt`` seconds.
+
+    Parameters
+    ----------
+    dt : float
+        The follower's step in seconds.
+    fixed_dt : float
+        The clock's quantum in seconds.
+
+    Returns
+    -------
+    int
+        k >= 1 with ``dt == k * fixed_dt`` to a relative tolerance of 1e-9.
+
+    Raises
+    ------
+    ValueError
+        If ``dt`` is not a whole number of quanta; the message names the nearest whole counts.
+    """
+    cdef double step = _as_seconds(dt, "dt", 0.0)
+    cdef double quantum = _as_seconds(fixed_dt, "fixed_dt", 0.0)
+    if quantum == 0.0:
+        raise ValueError(f"fixed_dt must be > 0, got {fixed_dt!r}")
+    cdef double ratio = step / quantum
+    cdef double k = floor(ratio + 0.5)
+    if k >= 1.0 and fabs(ratio - k) <= WHOLE_QUANTA_RTOL * ratio:
+        return <int64_t>k
+    lo = max(1, <int64_t>floor(ratio))
+    hi = lo + 1
+    raise ValueError(
+        f"dt={dt!r} is {ratio:.6g} quanta of fixed_dt={fixed_dt!r}, not a whole number; "
+        f"the nearest whole counts are {lo} ({lo * quantum:.6g} s) and {hi} ({hi * quantum:.6g} s)")
+
+
+cdef class ClockFollower:
+    """A simulation that steps every ``k`` quanta of a clock.
+
+    Steps fall due at ticks that are multiples of ``k``. The follower never advances the
+    clock; it counts the steps that fell due since it last looked.
+
+    Parameters
+    ----------
+    k : int
+        The period in quanta; at least 1.
+    start_tick : int
+        The follower owes the steps due after this tick.
+    """
+
+    def __init__(self, k, start_tick=0):
+        self.period = _as_count(k, "k", 1)
+        self._last_tick = _as_count(start_tick, "start_tick", 0)
+        self._discontinuities = -1     # adopt the clock's count at the first take
+
+    @staticmethod
+    def for_step(WorldClock clock not None, dt):
+        """A follower stepping every ``dt`` seconds, starting at the clock's current tick.
+
+        A new follower owes nothing for the past. ``dt`` must be a whole number of quanta.
+        """
+        cdef ClockFollower f = ClockFollower.__new__(ClockFollower)
+        f.period = ticks_per_step(dt, clock._fixed_dt)
+        f._last_tick = clock._tick
+        f._discontinuities = clock._discontinuities
+        return f
+
+    @property
+    def last_tick(self):
+        """The tick up to which due steps have been counted."""
+        return self._last_tick
+
+    def take(self, WorldClock clock not None):
+        """The number of steps that fell due since the last take (or the start).
+
+        After the clock was configured or sought, returns 0 once and resynchronises to the
+        clock's current tick.
+        """
+        cdef int64_t tick = clock._tick
+        cdef int64_t n
+        if self._discontinuities != clock._discontinuities:
+            if self._discontinuities != -1:
+                self._discontinuities = clock._discontinuities
+                self._last_tick = tick
+                return 0
+            self._discontinuities = clock._discontinuities
+        if tick <= self._last_tick:
+            return 0
+        n = tick // self.period - self._last_tick // self.period
+        self._last_tick = tick
+        return n
+
+    def alpha(self, tick, double clock_alpha):
+        """The fraction into this follower's own step: ``((tick % k) + clock_alpha) / k``."""
+        cdef int64_t t = _as_count(tick, "tick", 0)
+        return ((t % self.period) + clock_alpha) / self.period
+
+    def __repr__(self):
+        return f"ClockFollower(k={self.period}, last_tick={self._last_tick})"
+
+    def __reduce__(self):
+        return (_follower_from_state, (self.period, self._last_tick, self._discontinuities))
+
+
+def _follower_from_state(period, last_tick, discontinuities):
+    cdef ClockFollower f = ClockFollower(period, last_tick)
+    f._discontinuities = discontinuities
+    return f

@@ -1,0 +1,48 @@
+# The value every advancing call returns.
+cimport cython
+
+
+@cython.freelist(16)
+cdef class StepResult:
+    """What one advancing call did.
+
+    Attributes
+    ----------
+    steps : int
+        Quanta run by this call: ticks ``first_tick + 1`` … ``first_tick + steps``.
+    first_tick : int
+        The tick before this call's first quantum.
+    dropped : int
+        Quanta the stall guard dropped in this call.
+    alpha : float
+        The clock's alpha after the call: the bank's fraction of a quantum.
+    """
+
+    def __init__(self, steps, first_tick, dropped, alpha):
+        self.steps = steps
+        self.first_tick = first_tick
+        self.dropped = dropped
+        self.alpha = alpha
+
+    @property
+    def last_tick(self):
+        """The tick after this call's last quantum: ``first_tick + steps``."""
+        return self.first_tick + self.steps
+
+    def _astuple(self):
+        return (self.steps, self.first_tick, self.dropped, self.alpha)
+
+    def __eq__(self, other):
+        if not isinstance(other, StepResult):
+            return NotImplemented
+        return self._astuple() == (<StepResult>other)._astuple()
+
+    def __hash__(self):
+        return hash(self._astuple())
+
+    def __repr__(self):
+        return ("StepResult(steps=%d, first_tick=%d, dropped=%d, alpha=%r)"
+                % (self.steps, self.first_tick, self.dropped, self.alpha))
+
+    def __reduce__(self):
+        return (StepResult, self._astuple())

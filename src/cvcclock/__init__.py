@@ -1,0 +1,27 @@
+"""cvcclock: one deterministic simulation clock per process.
+
+One driver advances the clock in whole fixed quanta; every simulation follows it at its own
+whole-quantum rate. A run is a function of its initial state, its seed and its input trace
+stamped by tick, never of the wall clock.
+"""
+
+from cvcclock._core import (
+    ClockConfig,
+    ClockFollower,
+    Mode,
+    StepResult,
+    WorldClock,
+    ticks_per_step,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ClockConfig",
+    "ClockFollower",
+    "Mode",
+    "StepResult",
+    "WorldClock",
+    "ticks_per_step",
+    "__version__",
+]
