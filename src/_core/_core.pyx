@@ -1,4 +1,4 @@
-# cython: language_level=3, binding=False, embedsignature=True, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, binding=False, embedsignature=True, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False
 """The compiled core of cvcclock: the clock, its followers and its timers.
 
 One module, its source split by concept into the .pxi files included below; the fields of

@@ -1,0 +1,144 @@
+"""Type stubs for the compiled core, cvcclock._core (checked against it with mypy's stubtest)."""
+
+import enum
+from typing import Any, SupportsIndex, final
+
+from typing_extensions import disjoint_base
+
+class Mode(enum.StrEnum):
+    """How ``WorldClock.advance`` turns wall time into quanta."""
+
+    LIVE = "live"
+    LOCKSTEP = "lockstep"
+    PAUSED = "paused"
+    STEPPING = "stepping"
+    REPLAY = "replay"
+
+@final
+class ClockConfig:
+    """The clock's configuration: an immutable value."""
+
+    @property
+    def fixed_dt(self) -> float: ...
+    @property
+    def scale(self) -> float: ...
+    @property
+    def max_steps_per_advance(self) -> int: ...
+    @property
+    def cap_scales_with_rate(self) -> bool: ...
+    @property
+    def lockstep_steps(self) -> int: ...
+    def __init__(
+        self,
+        *,
+        fixed_dt: float = ...,
+        scale: float = ...,
+        max_steps_per_advance: SupportsIndex = ...,
+        cap_scales_with_rate: bool = ...,
+        lockstep_steps: SupportsIndex = ...,
+    ) -> None: ...
+    def replace(
+        self,
+        *,
+        fixed_dt: float = ...,
+        scale: float = ...,
+        max_steps_per_advance: SupportsIndex = ...,
+        cap_scales_with_rate: bool = ...,
+        lockstep_steps: SupportsIndex = ...,
+    ) -> ClockConfig:
+        """Return a copy with the given fields changed."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class StepResult:
+    """What one advancing call did."""
+
+    @property
+    def steps(self) -> int: ...
+    @property
+    def first_tick(self) -> int: ...
+    @property
+    def dropped(self) -> int: ...
+    @property
+    def alpha(self) -> float: ...
+    @property
+    def last_tick(self) -> int: ...
+    def __init__(self, steps: int, first_tick: int, dropped: int, alpha: float) -> None: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@disjoint_base
+class WorldClock:
+    """One notion of simulation time: an integer tick advanced in whole quanta."""
+
+    def __init__(self, config: ClockConfig | None = None) -> None: ...
+    def configure(self, config: ClockConfig) -> None:
+        """Replace the configuration and restart at tick 0."""
+    @property
+    def config(self) -> ClockConfig: ...
+    @property
+    def fixed_dt(self) -> float: ...
+    @property
+    def scale(self) -> float: ...
+    @scale.setter
+    def scale(self, value: float) -> None: ...
+    @property
+    def max_steps_per_advance(self) -> int: ...
+    @max_steps_per_advance.setter
+    def max_steps_per_advance(self, value: SupportsIndex) -> None: ...
+    @property
+    def lockstep_steps(self) -> int: ...
+    @lockstep_steps.setter
+    def lockstep_steps(self, value: SupportsIndex) -> None: ...
+    @property
+    def mode(self) -> Mode: ...
+    @mode.setter
+    def mode(self, value: Mode | str) -> None: ...
+    @property
+    def tick(self) -> int: ...
+    @property
+    def t(self) -> float: ...
+    @property
+    def alpha(self) -> float: ...
+    @property
+    def total_dropped(self) -> int: ...
+    @property
+    def frame(self) -> int: ...
+    @property
+    def discontinuities(self) -> int: ...
+    @property
+    def realized_scale(self) -> float: ...
+    def wait_for_tick_change(self, tick: SupportsIndex, timeout: float | None = None) -> int | None:
+        """Block until the tick differs from ``tick``; the new tick, or None on timeout."""
+    def advance(self, wall_dt: float) -> StepResult:
+        """Advance by ``wall_dt`` wall seconds, as the mode says."""
+    def advance_ticks(self, n: SupportsIndex) -> StepResult:
+        """Run exactly ``n`` quanta now, in any mode, with no cap."""
+    def step_once(self) -> StepResult:
+        """Run exactly one quantum, in any mode."""
+    def seek_tick(self, n: SupportsIndex) -> None:
+        """Position the clock at tick ``n``; replay mode only."""
+
+def ticks_per_step(dt: float, fixed_dt: float) -> int:
+    """The whole number of quanta in a step of ``dt`` seconds."""
+
+@disjoint_base
+class ClockFollower:
+    """A simulation that steps every ``k`` quanta of a clock."""
+
+    @property
+    def period(self) -> int: ...
+    @property
+    def last_tick(self) -> int: ...
+    def __init__(self, k: SupportsIndex, start_tick: SupportsIndex = 0) -> None: ...
+    @staticmethod
+    def for_step(clock: WorldClock, dt: float) -> ClockFollower:
+        """A follower stepping every ``dt`` seconds, from the clock's current tick."""
+    def take(self, clock: WorldClock) -> int:
+        """The number of steps that fell due since the last take."""
+    def alpha(self, tick: SupportsIndex, clock_alpha: float) -> float:
+        """The fraction into this follower's own step."""
+
+def _config_from_dict(fields: dict[str, Any]) -> ClockConfig: ...
+def _follower_from_state(period: int, last_tick: int, discontinuities: int) -> ClockFollower: ...
