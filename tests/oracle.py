@@ -44,10 +44,79 @@ def model_ticks_per_step(dt: float, fixed_dt: float) -> int:
     raise ValueError(f"dt={dt!r} is {ratio:.6g} quanta")
 
 
+SCHEDULED, PAUSED, ENDED = "scheduled", "paused", "ended"
+
+
+class ModelTimer:
+    """A timer on the model clock: due at anchor + m * period (m >= 1); period 0 is a one-shot."""
+
+    def __init__(self, clock, period, delay, callback, catch_up="each"):
+        if catch_up not in ("each", "coalesce"):
+            raise ValueError(f"catch_up must be 'each' or 'coalesce', got {catch_up!r}")
+        self.clock = clock
+        self.callback = callback
+        self.period = period
+        self.anchor = clock.tick
+        self.due = clock.tick + delay
+        self.seq = len(clock.timers)
+        self.pending = 0
+        self.fired = 0
+        self.coalesce = catch_up == "coalesce"
+        self.state = SCHEDULED
+        clock.timers.append(self)
+
+    @property
+    def period_ticks(self):
+        return self.period or None
+
+    @property
+    def active(self):
+        return self.state == SCHEDULED
+
+    @property
+    def paused(self):
+        return self.state == PAUSED
+
+    @property
+    def next_tick(self):
+        if self.state == ENDED:
+            return None
+        if self.state == PAUSED:
+            return self.resume_tick(self.clock.tick)
+        return self.due
+
+    def next_on_grid(self, after):
+        if after < self.anchor:
+            return self.anchor + self.period
+        return self.anchor + ((after - self.anchor) // self.period + 1) * self.period
+
+    def resume_tick(self, now):
+        if self.period:
+            return self.next_on_grid(now)
+        return self.due if self.due > now else None
+
+    def cancel(self):
+        self.state = ENDED
+
+    def pause(self):
+        if self.state == SCHEDULED:
+            self.state = PAUSED
+            self.pending = 0
+
+    def resume(self):
+        if self.state == PAUSED:
+            due = self.resume_tick(self.clock.tick)
+            if due is None:
+                self.state = ENDED
+            else:
+                self.state, self.due = SCHEDULED, due
+
+
 class ModelClock:
     def __init__(self, config: ModelConfig | None = None) -> None:
         self._mode = Mode.LIVE
         self.discontinuities = 0
+        self.timers: list[ModelTimer] = []
         self.configure(config or ModelConfig())
 
     def configure(self, config: ModelConfig) -> None:
@@ -67,6 +136,8 @@ class ModelClock:
         self.realized = 0.0
         self.window_done = False
         self.discontinuities += 1
+        for timer in self.timers:  # configure() is a restart: every timer ends
+            timer.state = ENDED
 
     @property
     def mode(self) -> Mode:
@@ -98,8 +169,57 @@ class ModelClock:
         return 0.0
 
     def _run_granted(self) -> None:
-        self.tick += self.owed
+        target = self.tick + self.owed
+        while True:
+            due = [t for t in self.timers if t.state == SCHEDULED and t.due <= target]
+            if not due:
+                break
+            timer = min(due, key=lambda t: (t.due, t.seq))
+            self.tick = timer.due
+            self.owed = target - timer.due
+            self._fire(timer, target)
+        self.tick = target
         self.owed = 0
+
+    def _fire(self, timer: ModelTimer, target: int) -> None:
+        count = 1
+        if timer.coalesce:
+            if timer.pending:
+                count, timer.pending = timer.pending, 0
+            elif timer.period:
+                count = (target - timer.due) // timer.period + 1
+                if count > 1:  # fire once, at the last due tick this call covers
+                    timer.pending = count
+                    timer.due += (count - 1) * timer.period
+                    return
+        due = timer.due
+        timer.fired += 1
+        if timer.period:
+            timer.due += timer.period
+        else:
+            timer.state = ENDED
+        if timer.coalesce:
+            timer.callback(due, count)
+        else:
+            timer.callback(due)
+
+    def every_ticks(self, k, callback, *, catch_up="each"):
+        return ModelTimer(self, k, k, callback, catch_up)
+
+    def after_ticks(self, k, callback):
+        return ModelTimer(self, 0, k, callback)
+
+    def every(self, interval, callback, *, catch_up="each"):
+        return self.every_ticks(model_ticks_per_step(interval, self.fixed_dt), callback,
+                                catch_up=catch_up)
+
+    def after(self, delay, callback):
+        return self.after_ticks(model_ticks_per_step(delay, self.fixed_dt), callback)
+
+    @property
+    def next_due_tick(self):
+        due = [(t.due, t.seq) for t in self.timers if t.state == SCHEDULED]
+        return min(due)[0] if due else None
 
     def _result(self, first: int, dropped: int) -> ModelResult:
         return ModelResult(self.tick - first, first, dropped, self.alpha)
@@ -150,6 +270,13 @@ class ModelClock:
             self.tick = n
             self.owed = 0
             self.discontinuities += 1
+            for timer in self.timers:  # seeking fires nothing
+                if timer.state == SCHEDULED:
+                    timer.pending = 0
+                    if timer.period:
+                        timer.due = timer.next_on_grid(n)
+                    elif timer.due <= n:
+                        timer.state = ENDED
 
 
 class ModelFollower:

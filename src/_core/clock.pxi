@@ -32,6 +32,7 @@ cdef class WorldClock:
     def __cinit__(self):
         self._cond = threading.Condition(threading.Lock())
         self._heap = []
+        self._paused_timers = set()
 
     def __init__(self, config=None):
         self._mode = MODE_LIVE
@@ -65,6 +66,7 @@ cdef class WorldClock:
         self._realized = 0.0
         self._window_done = False
         self._discontinuities += 1
+        _end_all_timers(self)
         self._notify()
 
     @property
@@ -228,11 +230,28 @@ cdef class WorldClock:
         return r
 
     cdef int _run_granted(self) except -1:
-        """Run the quanta granted (``_owed``): this call's and any an earlier call left."""
-        cdef int64_t n = self._owed
-        if n:
-            self._tick += n
+        """Run the quanta granted (``_owed``): this call's and any an earlier call left.
+
+        Timers fire at their due ticks on the way. If a callback raises, the clock stays at
+        its due tick and the rest (the quanta, and timers due at that tick after it) stays
+        owed to the next advancing call.
+        """
+        cdef int64_t target = self._tick + self._owed
+        cdef Timer timer
+        if target == self._tick and not self._heap:
+            return 0
+        try:
+            while self._heap:
+                timer = _peek_timer(self)
+                if timer is None or timer._due > target:
+                    break
+                heappop(self._heap)
+                self._tick = timer._due
+                self._owed = target - self._tick
+                _fire(self, timer, self._tick, target)
+            self._tick = target
             self._owed = 0
+        finally:
             self._notify()
         return 0
 
@@ -340,4 +359,60 @@ cdef class WorldClock:
         self._tick = target
         self._owed = 0
         self._discontinuities += 1
+        _realign_timers(self)
         self._notify()
+
+    # -- timers ----------------------------------------------------------------------------
+
+    def every(self, interval, callback, *, catch_up="each"):
+        """Call ``callback`` every ``interval`` world seconds, a whole number of quanta.
+
+        Parameters
+        ----------
+        interval : float
+            The period in seconds; ``ticks_per_step(interval, fixed_dt)`` quanta.
+        callback : callable
+            ``callback(tick)``, or ``callback(tick, count)`` with ``catch_up="coalesce"``.
+        catch_up : {"each", "coalesce"}
+            "each" fires once per elapsed interval however wide the advance; "coalesce"
+            fires at most once per advancing call, at the last due tick it covered, with the
+            number of intervals covered.
+
+        Returns
+        -------
+        Timer
+        """
+        cdef int64_t k = _whole_quanta(interval, self._fixed_dt, "interval")
+        return _make_timer(self, k, k, callback, catch_up)
+
+    def after(self, delay, callback):
+        """Call ``callback(tick)`` once, ``delay`` world seconds (whole quanta) from now."""
+        cdef int64_t k = _whole_quanta(delay, self._fixed_dt, "delay")
+        return _make_timer(self, 0, k, callback, "each")
+
+    def every_ticks(self, k, callback, *, catch_up="each"):
+        """Call ``callback`` every ``k`` quanta; see ``every``."""
+        cdef int64_t period = _as_count(k, "k", 1)
+        return _make_timer(self, period, period, callback, catch_up)
+
+    def after_ticks(self, k, callback):
+        """Call ``callback(tick)`` once, ``k`` quanta from now."""
+        cdef int64_t delay = _as_count(k, "k", 1)
+        return _make_timer(self, 0, delay, callback, "each")
+
+    @property
+    def next_due_tick(self):
+        """The tick of the next active timer, or None: a headless harness can jump straight
+        to it with ``advance_ticks(next_due_tick - tick)``."""
+        cdef Timer timer = _peek_timer(self)
+        return None if timer is None else timer._due
+
+    def presenting(self):
+        """A context manager marking render code: presentation costs zero world time.
+
+        Inside it any advancing call (and ``configure``, ``seek_tick``) raises RuntimeError;
+        reading ``tick``, ``t``, ``alpha`` and followers' alphas is what it is for.
+        """
+        cdef Presentation p = Presentation.__new__(Presentation)
+        p._clock = self
+        return p

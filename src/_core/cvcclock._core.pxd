@@ -2,6 +2,9 @@
 from libc.stdint cimport int64_t
 
 
+cdef class WorldClock
+
+
 cdef class ClockConfig:
     cdef readonly double fixed_dt
     cdef readonly double scale
@@ -15,6 +18,21 @@ cdef class StepResult:
     cdef readonly int64_t first_tick
     cdef readonly int64_t dropped
     cdef readonly double alpha
+
+
+cdef class Timer:
+    cdef WorldClock _clock
+    cdef readonly object callback
+    cdef int64_t _period         # 0 for a one-shot
+    cdef int64_t _anchor         # the tick it was made at: it falls due at anchor + m * period
+    cdef int64_t _due            # the next due tick while scheduled or paused
+    cdef int64_t _seq            # creation order, the tie-break at equal due ticks
+    cdef int64_t _gen            # bumped whenever its heap entry goes stale
+    cdef int64_t _pending        # coalesce: intervals covered, to report at the moved due tick
+    cdef readonly int64_t fired
+    cdef bint _coalesce
+    cdef int _state
+
 
 
 cdef class WorldClock:
@@ -44,15 +62,21 @@ cdef class WorldClock:
     # reentrancy guards
     cdef int _presenting
     cdef bint _running
-    # timers
+    # timers: a binary heap of (due tick, creation order, generation, Timer) entries
     cdef list _heap
+    cdef set _paused_timers
     cdef int64_t _timer_seq
+    cdef int64_t _stale          # heap entries whose timer moved, paused or ended
 
     cdef int _check_can_advance(self) except -1
     cdef int _set_mode(self, int mode) except -1
     cdef int _run_granted(self) except -1
     cdef int _notify(self) except -1
     cdef StepResult _result(self, int64_t first, int64_t steps, int64_t dropped)
+
+
+cdef class Presentation:
+    cdef WorldClock _clock
 
 
 cdef class ClockFollower:

@@ -25,7 +25,12 @@ def ticks_per_step(dt, fixed_dt):
     ValueError
         If ``dt`` is not a whole number of quanta; the message names the nearest whole counts.
     """
-    cdef double step = _as_seconds(dt, "dt", 0.0)
+    return _whole_quanta(dt, fixed_dt, "dt")
+
+
+cdef int64_t _whole_quanta(object dt, object fixed_dt, str name) except -1:
+    """ticks_per_step, with errors naming the caller's argument (``interval``, ``delay``)."""
+    cdef double step = _as_seconds(dt, name, 0.0)
     cdef double quantum = _as_seconds(fixed_dt, "fixed_dt", 0.0)
     if quantum == 0.0:
         raise ValueError(f"fixed_dt must be > 0, got {fixed_dt!r}")
@@ -36,7 +41,7 @@ def ticks_per_step(dt, fixed_dt):
     lo = max(1, <int64_t>floor(ratio))
     hi = lo + 1
     raise ValueError(
-        f"dt={dt!r} is {ratio:.6g} quanta of fixed_dt={fixed_dt!r}, not a whole number; "
+        f"{name}={dt!r} is {ratio:.6g} quanta of fixed_dt={fixed_dt!r}, not a whole number; "
         f"the nearest whole counts are {lo} ({lo * quantum:.6g} s) and {hi} ({hi * quantum:.6g} s)")
 
 

@@ -1,7 +1,8 @@
 """Type stubs for the compiled core, cvcclock._core (checked against it with mypy's stubtest)."""
 
 import enum
-from typing import Any, SupportsIndex, final
+from collections.abc import Callable
+from typing import Any, Literal, SupportsIndex, final
 
 from typing_extensions import disjoint_base
 
@@ -119,6 +120,62 @@ class WorldClock:
         """Run exactly one quantum, in any mode."""
     def seek_tick(self, n: SupportsIndex) -> None:
         """Position the clock at tick ``n``; replay mode only."""
+    def every(
+        self,
+        interval: float,
+        callback: Callable[..., object],
+        *,
+        catch_up: Literal["each", "coalesce"] = "each",
+    ) -> Timer:
+        """Call ``callback`` every ``interval`` world seconds (whole quanta)."""
+    def after(self, delay: float, callback: Callable[[int], object]) -> Timer:
+        """Call ``callback(tick)`` once, ``delay`` world seconds from now."""
+    def every_ticks(
+        self,
+        k: SupportsIndex,
+        callback: Callable[..., object],
+        *,
+        catch_up: Literal["each", "coalesce"] = "each",
+    ) -> Timer:
+        """Call ``callback`` every ``k`` quanta."""
+    def after_ticks(self, k: SupportsIndex, callback: Callable[[int], object]) -> Timer:
+        """Call ``callback(tick)`` once, ``k`` quanta from now."""
+    @property
+    def next_due_tick(self) -> int | None: ...
+    def presenting(self) -> Presentation:
+        """A context manager marking render code: it costs zero world time."""
+
+@final
+class Timer:
+    """A handle on a timer made by a ``WorldClock``."""
+
+    @property
+    def callback(self) -> Callable[..., object]: ...
+    @property
+    def fired(self) -> int: ...
+    @property
+    def period_ticks(self) -> int | None: ...
+    @property
+    def next_tick(self) -> int | None: ...
+    @property
+    def active(self) -> bool: ...
+    @property
+    def paused(self) -> bool: ...
+    @property
+    def catch_up(self) -> Literal["each", "coalesce"]: ...
+    def cancel(self) -> None:
+        """Stop it for good."""
+    def pause(self) -> None:
+        """Stop it firing until ``resume()``; it keeps its grid."""
+    def resume(self) -> None:
+        """Put a paused timer back on its grid."""
+
+@final
+class Presentation:
+    """The context ``WorldClock.presenting()`` returns."""
+
+    def __enter__(self) -> WorldClock: ...
+    def __exit__(self, exc_type: object, exc: object, tb: object, /) -> Literal[False]: ...
 
 def ticks_per_step(dt: float, fixed_dt: float) -> int:
     """The whole number of quanta in a step of ``dt`` seconds."""

@@ -1,0 +1,235 @@
+# Timers: a binary heap on the clock, keyed by (due tick, creation order), fired inside the
+# advancing call that runs their due tick. A wide advance costs O(fired * log timers): the loop
+# jumps from due tick to due tick and never visits the quanta in between.
+from heapq import heapify, heappop, heappush
+
+cdef enum:
+    TIMER_SCHEDULED = 0
+    TIMER_PAUSED = 1
+    TIMER_ENDED = 2          # cancelled, spent (one-shot), or dropped by configure()
+
+cdef tuple _CATCH_UPS = ("each", "coalesce")
+
+
+cdef class Timer:
+    """A handle on a timer made by ``WorldClock.every``, ``after``, ``every_ticks`` or ``after_ticks``.
+
+    A timer made at tick T with period k falls due at T + k, T + 2k, … (a one-shot only at
+    T + k). Pausing keeps that grid: a resumed timer owes nothing for the intervals it was
+    paused through, and a one-shot paused past its due tick ends without firing.
+
+    Attributes
+    ----------
+    callback : callable
+        Called as ``callback(tick)`` (catch_up "each") or ``callback(tick, count)`` ("coalesce").
+    fired : int
+        How many times the callback has been called.
+    """
+
+    def __init__(self):
+        raise TypeError("make timers with WorldClock.every, after, every_ticks or after_ticks")
+
+    @property
+    def period_ticks(self):
+        """The period in quanta; None for a one-shot."""
+        return self._period if self._period else None
+
+    @property
+    def next_tick(self):
+        """The tick it falls due at next; None once it has ended. A paused timer reports the
+        tick it would fall due at if resumed now."""
+        if self._state == TIMER_ENDED:
+            return None
+        if self._state == TIMER_PAUSED:
+            return _resume_tick(self, self._clock._tick)
+        return self._due
+
+    @property
+    def active(self):
+        """True while it is scheduled to fire: not paused, cancelled or spent."""
+        return self._state == TIMER_SCHEDULED
+
+    @property
+    def paused(self):
+        """True between ``pause()`` and ``resume()``."""
+        return self._state == TIMER_PAUSED
+
+    @property
+    def catch_up(self):
+        """``"each"`` or ``"coalesce"``."""
+        return _CATCH_UPS[self._coalesce]
+
+    def cancel(self):
+        """Stop it for good; a cancelled timer never fires again. Cancelling twice is harmless."""
+        if self._state == TIMER_SCHEDULED:
+            _unschedule(self._clock, self)
+        self._clock._paused_timers.discard(self)
+        self._state = TIMER_ENDED
+
+    def pause(self):
+        """Stop it firing until ``resume()``; it keeps its grid."""
+        if self._state == TIMER_SCHEDULED:
+            _unschedule(self._clock, self)
+            self._state = TIMER_PAUSED
+            self._pending = 0
+            self._clock._paused_timers.add(self)
+
+    def resume(self):
+        """Put a paused timer back on its grid, at its first due tick after the current one."""
+        cdef int64_t due
+        if self._state != TIMER_PAUSED:
+            return
+        self._clock._paused_timers.discard(self)
+        due = _resume_tick(self, self._clock._tick)
+        if due < 0:
+            self._state = TIMER_ENDED
+        else:
+            _schedule(self._clock, self, due)
+
+    def __repr__(self):
+        state = ("active", "paused", "ended")[self._state]
+        return (f"<Timer {state} period_ticks={self.period_ticks} next_tick={self.next_tick} "
+                f"fired={self.fired} catch_up={self.catch_up!r}>")
+
+
+cdef int64_t _next_on_grid(Timer timer, int64_t after):
+    """The first tick of the timer's grid (anchor + m * period, m >= 1) later than ``after``."""
+    if after < timer._anchor:
+        return timer._anchor + timer._period
+    return timer._anchor + ((after - timer._anchor) // timer._period + 1) * timer._period
+
+
+cdef int64_t _resume_tick(Timer timer, int64_t now):
+    """Where a paused timer lands if resumed at ``now``; -1 for a one-shot whose tick passed."""
+    if timer._period:
+        return _next_on_grid(timer, now)
+    return timer._due if timer._due > now else -1
+
+
+cdef Timer _make_timer(WorldClock clock, int64_t period, int64_t delay, object callback,
+                       object catch_up):
+    if not callable(callback):
+        raise TypeError(f"callback must be callable, got {callback!r}")
+    if catch_up not in _CATCH_UPS:
+        raise ValueError(f"catch_up must be 'each' or 'coalesce', got {catch_up!r}")
+    cdef Timer timer = Timer.__new__(Timer)
+    timer._clock = clock
+    timer.callback = callback
+    timer._period = period
+    timer._anchor = clock._tick
+    timer._coalesce = catch_up == "coalesce"
+    timer._seq = clock._timer_seq
+    clock._timer_seq += 1
+    _schedule(clock, timer, clock._tick + delay)
+    return timer
+
+
+cdef int _schedule(WorldClock clock, Timer timer, int64_t due) except -1:
+    timer._gen += 1
+    timer._due = due
+    timer._state = TIMER_SCHEDULED
+    heappush(clock._heap, (due, timer._seq, timer._gen, timer))
+    return 0
+
+
+cdef int _unschedule(WorldClock clock, Timer timer) except -1:
+    """Leave the timer's heap entry in place but stale; compact when stale entries pile up."""
+    cdef list heap
+    timer._gen += 1
+    clock._stale += 1
+    if clock._stale > 64 and clock._stale * 2 > len(clock._heap):
+        heap = [e for e in clock._heap if _entry_is_live(e)]
+        heapify(heap)
+        clock._heap = heap
+        clock._stale = 0
+    return 0
+
+
+cdef inline bint _entry_is_live(tuple entry):
+    cdef Timer timer = <Timer>entry[3]
+    return timer._state == TIMER_SCHEDULED and timer._gen == <int64_t>entry[2]
+
+
+cdef Timer _peek_timer(WorldClock clock):
+    """The live timer at the top of the heap, dropping stale entries above it; None if none."""
+    cdef list heap = clock._heap
+    while heap:
+        if _entry_is_live(<tuple>heap[0]):
+            return <Timer>(<tuple>heap[0])[3]
+        heappop(heap)
+        clock._stale -= 1
+    return None
+
+
+cdef int _fire(WorldClock clock, Timer timer, int64_t due, int64_t target) except -1:
+    """Fire a timer popped at ``due`` during a call that runs up to ``target``."""
+    cdef int64_t count = 1
+    if timer._coalesce:
+        if timer._pending:
+            count = timer._pending
+            timer._pending = 0
+        elif timer._period:
+            count = (target - due) // timer._period + 1
+            if count > 1:
+                # Fire once, at the last due tick this call covers, in due order there.
+                timer._pending = count
+                _schedule(clock, timer, due + (count - 1) * timer._period)
+                return 0
+    timer.fired += 1
+    if timer._period:
+        _schedule(clock, timer, due + timer._period)
+    else:
+        timer._state = TIMER_ENDED
+    clock._running = True
+    try:
+        if timer._coalesce:
+            timer.callback(due, count)
+        else:
+            timer.callback(due)
+    finally:
+        clock._running = False
+    return 0
+
+
+cdef int _realign_timers(WorldClock clock) except -1:
+    """After a seek: repeating timers move to their first grid tick after the new tick;
+    one-shots whose tick was sought over end without firing. Seeking fires nothing."""
+    cdef Timer timer
+    cdef list live = [<Timer>(<tuple>e)[3] for e in clock._heap if _entry_is_live(e)]
+    clock._heap = []
+    clock._stale = 0
+    for timer in live:
+        timer._pending = 0
+        if timer._period:
+            _schedule(clock, timer, _next_on_grid(timer, clock._tick))
+        elif timer._due > clock._tick:
+            _schedule(clock, timer, timer._due)
+        else:
+            timer._state = TIMER_ENDED
+    return 0
+
+
+cdef int _end_all_timers(WorldClock clock) except -1:
+    """configure() is a restart: every timer ends."""
+    cdef Timer timer
+    for entry in clock._heap:
+        (<Timer>(<tuple>entry)[3])._state = TIMER_ENDED
+    for timer in clock._paused_timers:
+        timer._state = TIMER_ENDED
+    clock._heap = []
+    clock._paused_timers = set()
+    clock._stale = 0
+    return 0
+
+
+cdef class Presentation:
+    """The context ``WorldClock.presenting()`` returns: render code inside it costs zero world
+    time, and any advancing call inside it raises."""
+
+    def __enter__(self):
+        self._clock._presenting += 1
+        return self._clock
+
+    def __exit__(self, exc_type, exc, tb):
+        self._clock._presenting -= 1
+        return False
