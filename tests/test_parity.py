@@ -34,7 +34,18 @@ operations = st.one_of(
     st.tuples(st.just("follower"), st.sampled_from(STEP_MULTIPLES)),
     st.tuples(st.just("follower_at"), st.tuples(st.sampled_from(STEP_MULTIPLES), st.integers(0, 100))),
     st.tuples(st.just("take"), st.none()),
+    st.tuples(st.just("every_ticks"), st.tuples(st.integers(1, 40), st.sampled_from(["each", "coalesce"]),
+                                                st.integers(0, 6))),
+    st.tuples(st.just("every"), st.sampled_from(STEP_MULTIPLES)),
+    st.tuples(st.just("after_ticks"), st.tuples(st.integers(1, 80), st.integers(0, 1))),
+    st.tuples(st.just("cancel"), st.integers(0, 20)),
+    st.tuples(st.just("pause"), st.integers(0, 20)),
+    st.tuples(st.just("resume"), st.integers(0, 20)),
 )
+
+
+class Boom(Exception):
+    """What a test callback raises on the fire it was told to."""
 
 
 class Run:
@@ -44,8 +55,28 @@ class Run:
         self.impl = impl
         self.clock = impl.Clock(impl.Config(**config))
         self.followers = []
+        self.timers = []
+        self.log = []
+
+    def callback(self, name, raise_on):
+        """Log (name, tick, clock.tick, count...) and raise on the ``raise_on``-th call (0: never)."""
+        calls = []
+
+        def cb(tick, *count):
+            calls.append(tick)
+            self.log.append((name, tick, self.clock.tick, *count))
+            if len(calls) == raise_on:
+                raise Boom(name)
+
+        return cb
 
     def apply(self, op, arg):
+        try:
+            return self._apply(op, arg)
+        except Boom as exc:
+            return ("raised", exc.args)
+
+    def _apply(self, op, arg):
         clock, impl = self.clock, self.impl
         if op == "configure":
             clock.configure(impl.Config(**arg))
@@ -68,7 +99,22 @@ class Run:
             self.followers.append(impl.Follower(*arg))
         elif op == "take":
             return [f.take(clock) for f in self.followers]
+        elif op == "every_ticks":
+            k, catch_up, raise_on = arg
+            cb = self.callback(len(self.timers), raise_on)
+            self.timers.append(clock.every_ticks(k, cb, catch_up=catch_up))
+        elif op == "every":
+            cb = self.callback(len(self.timers), 0)
+            self.timers.append(clock.every(arg * clock.fixed_dt, cb))
+        elif op == "after_ticks":
+            k, raise_on = arg
+            self.timers.append(clock.after_ticks(k, self.callback(len(self.timers), raise_on)))
+        elif op in ("cancel", "pause", "resume") and self.timers:
+            getattr(self.timers[arg % len(self.timers)], op)()
         return None
+
+    def timer_states(self):
+        return [(t.active, t.paused, t.next_tick, t.fired, t.period_ticks) for t in self.timers]
 
     def state(self):
         c = self.clock
@@ -77,7 +123,7 @@ class Run:
 
 
 def same_result(a, b):
-    if a is None or isinstance(a, (str, list)):
+    if a is None or isinstance(a, (str, list, tuple)):
         return a == b
     return ((a.steps, a.first_tick, a.dropped) == (b.steps, b.first_tick, b.dropped)
             and a.alpha == pytest.approx(b.alpha, abs=1e-12, rel=0))
@@ -95,3 +141,6 @@ def test_core_and_oracle_agree_on_random_operations(config, ops):
         assert core.clock.alpha == pytest.approx(model.clock.alpha, abs=1e-12, rel=0)
         assert core.clock.realized_scale == pytest.approx(model.clock.realized_scale, abs=1e-12, rel=0)
         assert core.clock.t == model.clock.t
+        assert core.log == model.log, (op, arg)
+        assert core.timer_states() == model.timer_states(), (op, arg)
+        assert core.clock.next_due_tick == model.clock.next_due_tick
