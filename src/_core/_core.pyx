@@ -1,12 +1,12 @@
-# cython: language_level=3, binding=False, embedsignature=True, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False
+# cython: language_level=3, binding=False, embedsignature=True, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False, always_allow_keywords=False, auto_pickle=False
 """The compiled core of cvcclock: the clock, its followers and its timers.
 
 One module, its source split by concept into the .pxi files included below; the fields of
-its cdef classes are declared in cvcclock._core.pxd.
+its cdef classes are declared in cvcclock/_core.pxd (the package path Cython looks up).
 """
 
 from libc.stdint cimport int64_t
-from libc.math cimport ceil, fabs, floor, isfinite
+from libc.math cimport ceil, fabs, floor, fmin, isfinite
 
 include "config.pxi"
 include "result.pxi"

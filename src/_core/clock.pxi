@@ -238,10 +238,14 @@ cdef class WorldClock:
         """
         cdef int64_t target = self._tick + self._owed
         cdef Timer timer
-        if target == self._tick and not self._heap:
+        if not self._heap:   # the hot path: nothing to fire on the way
+            if target != self._tick:
+                self._tick = target
+                self._owed = 0
+                self._notify()
             return 0
         try:
-            while self._heap:
+            while True:
                 timer = _peek_timer(self)
                 if timer is None or timer._due > target:
                     break
@@ -271,8 +275,8 @@ cdef class WorldClock:
         -------
         StepResult
         """
-        cdef double d, q, b, whole, cap
-        cdef int64_t steps = 0, dropped = 0, first
+        cdef double d, q, b
+        cdef int64_t whole, cap, steps = 0, dropped = 0, first
         if type(wall_dt) is float:
             d = wall_dt
             if not (d >= 0.0 and d <= 1e300):   # also rejects NaN
@@ -286,21 +290,22 @@ cdef class WorldClock:
                 raise ValueError(f"wall_dt={wall_dt!r} at scale {self._scale!r} spans more "
                                  f"than 2**52 quanta of {self._fixed_dt!r} s")
             b = self._bank + q
-            whole = floor(b + 0.5)
-            if fabs(b - whole) <= BANK_SNAP:
-                b = whole
-            whole = floor(b)
-            self._bank = b - whole
+            # b >= 0 and < 2**53, so truncating to int64 is floor: one instruction, no libm.
+            whole = <int64_t>(b + 0.5)
+            if fabs(b - <double>whole) <= BANK_SNAP:
+                b = <double>whole
+            whole = <int64_t>b
+            self._bank = b - <double>whole
             self._alpha = self._bank
-            cap = <double>self._max_steps
+            cap = self._max_steps
             if self._cap_scales and self._scale > 1.0:
-                cap = cap * ceil(self._scale)
+                cap = <int64_t>fmin(<double>self._max_steps * ceil(self._scale), MAX_QUANTA)
             if whole > cap:
-                steps = <int64_t>cap
-                dropped = <int64_t>(whole - cap)
+                steps = cap
+                dropped = whole - cap
                 self._total_dropped += dropped
             else:
-                steps = <int64_t>whole
+                steps = whole
         elif self._mode == MODE_LOCKSTEP:
             steps = self._lockstep_steps
         self._frame += 1

@@ -4,6 +4,8 @@ import math
 import numbers
 import operator
 
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+
 
 
 class Mode(enum.StrEnum):
@@ -31,6 +33,8 @@ cdef enum:
 
 # Quanta beyond this in one call cannot be counted exactly in a double.
 cdef double MAX_QUANTA = 2.0 ** 52
+# Tick counts are int64; this bound leaves room to add two of them without overflow.
+cdef int64_t MAX_COUNT = 2 ** 62
 
 
 cdef int _mode_index(object mode) except -1:
@@ -62,16 +66,24 @@ cdef double _as_seconds(object value, str name, double minimum) except? -1.0:
 
 cdef int64_t _as_count(object value, str name, int64_t minimum) except? -1:
     """An int (not a bool) >= minimum, or an error naming ``name`` and the value."""
-    if isinstance(value, bool):
+    cdef int64_t n
+    cdef int overflow = 0
+    if type(value) is int:   # the hot path: no Python-level calls or comparisons
+        n = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow or not -MAX_COUNT <= n <= MAX_COUNT:
+            raise ValueError(f"{name} is too large, got {value!r}")
+    elif isinstance(value, bool):
         raise TypeError(f"{name} must be an integer, got {value!r}")
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise TypeError(f"{name} must be an integer, got {value!r}") from None
+    else:
+        try:
+            index = operator.index(value)
+        except TypeError:
+            raise TypeError(f"{name} must be an integer, got {value!r}") from None
+        if not -MAX_COUNT <= index <= MAX_COUNT:
+            raise ValueError(f"{name} is too large, got {value!r}")
+        n = index
     if n < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    if n > 2 ** 62:
-        raise ValueError(f"{name} is too large, got {value!r}")
     return n
 
 
