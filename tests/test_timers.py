@@ -199,6 +199,7 @@ def test_a_one_shot_paused_past_its_tick_ends_without_firing(make_clock):
     assert once.period_ticks is None
     once.pause()
     clock.advance_ticks(20)
+    assert (once.paused, once.next_tick) == (True, None)  # nothing left to resume to
     once.resume()
     assert (once.active, once.paused, once.next_tick, once.fired) == (False, False, None, 0)
     clock.advance_ticks(20)

@@ -37,12 +37,11 @@ cdef class Timer:
     @property
     def next_tick(self):
         """The tick it falls due at next; None once it has ended. A paused timer reports the
-        tick it would fall due at if resumed now."""
-        if self._state == TIMER_ENDED:
-            return None
+        tick it would fall due at if resumed now (None for a one-shot paused past its tick)."""
+        cdef int64_t due = self._due
         if self._state == TIMER_PAUSED:
-            return _resume_tick(self, self._clock._tick)
-        return self._due
+            due = _resume_tick(self, self._clock._tick)
+        return None if self._state == TIMER_ENDED or due < 0 else due
 
     @property
     def active(self):
