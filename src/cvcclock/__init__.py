@@ -16,7 +16,7 @@ from cvcclock._core import (
     ticks_per_step,
 )
 
-__version__ = "0.1.0"
+from cvcclock._version import __version__
 
 __all__ = [
     "ClockConfig",

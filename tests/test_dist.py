@@ -1,0 +1,54 @@
+"""The archives: the sdist holds what a build needs and nothing else; the wheel holds the
+compiled module, the stubs and py.typed, and no Cython or C sources.
+
+scripts/prove_wheel.sh passes the archives it built (CVCCLOCK_SDIST, CVCCLOCK_WHEEL); run
+on its own, the test builds them from this checkout with ``python -m build``.
+"""
+
+import os
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def archives(tmp_path_factory):
+    """(sdist path, wheel path)."""
+    if "CVCCLOCK_SDIST" in os.environ:
+        return Path(os.environ["CVCCLOCK_SDIST"]), Path(os.environ["CVCCLOCK_WHEEL"])
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+                   check=True, capture_output=True)
+    return next(out.glob("*.tar.gz")), next(out.glob("*.whl"))
+
+
+def test_sdist_holds_what_a_build_needs_and_nothing_else(archives):
+    with tarfile.open(archives[0]) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    needed = {"pyproject.toml", "CMakeLists.txt", "README.md", "LICENSE", "CHANGELOG.md",
+              "src/_core/_core.pyx", "src/_core/clock.pxi", "src/_core/config.pxi",
+              "src/_core/follower.pxi", "src/_core/result.pxi", "src/_core/timers.pxi",
+              "src/_core/cvcclock/_core.pxd", "src/cvcclock/__init__.py",
+              "src/cvcclock/_core.pyi", "src/cvcclock/py.typed", "src/cvcclock/_version.py"}
+    assert needed <= names
+    unwanted = [n for n in names if n.startswith(("tests/", "benchmarks/", ".ci/", ".github/",
+                                                  "scripts/", "build/"))
+                or n.endswith((".c", ".so", ".pyc"))]
+    assert unwanted == []
+
+
+def test_wheel_holds_the_module_stubs_and_no_sources(archives):
+    with zipfile.ZipFile(archives[1]) as wheel:
+        names = wheel.namelist()
+    package = [n for n in names if n.startswith("cvcclock/")]
+    assert any(n.startswith("cvcclock/_core.") and n.endswith((".so", ".pyd")) for n in package)
+    assert {"cvcclock/_core.pyi", "cvcclock/py.typed", "cvcclock/__init__.py"} <= set(package)
+    sources = [n for n in names if n.endswith((".pyx", ".pxd", ".pxi", ".c", ".h", ".cpp"))]
+    assert sources == []
+    assert all(n.startswith(("cvcclock/", "cvcclock-")) for n in names)
