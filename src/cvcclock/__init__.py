@@ -17,6 +17,7 @@ from cvcclock._core import (
 )
 
 from cvcclock._version import __version__
+from cvcclock.binding import IgnoredControl, WorldClockBinding, WorldClockKeys
 
 __all__ = [
     "ClockConfig",
@@ -27,5 +28,8 @@ __all__ = [
     "Timer",
     "WorldClock",
     "ticks_per_step",
+    "IgnoredControl",
+    "WorldClockBinding",
+    "WorldClockKeys",
     "__version__",
 ]

@@ -1,0 +1,652 @@
+"""The state-tree binding: keys, seeding, edge-triggered controls, steps, telemetry, bad input."""
+
+import math
+from collections import UserDict
+
+import pytest
+
+import cvcclock
+from cvcclock import ClockConfig, ClockFollower, Mode, StepResult, WorldClock
+from cvcclock import binding as binding_module
+from cvcclock.binding import IgnoredControl, WorldClockBinding, WorldClockKeys
+
+CONTROLS = ("speed", "paused", "mode", "lockstep_steps", "step")
+TELEMETRY = ("time", "tick", "fixed_dt", "realized_speed", "dropped")
+
+
+def make(tree=None, keys="sim", **config):
+    """A tree, a 0.01 s clock and a binding of the two."""
+    tree = {} if tree is None else tree
+    clock = WorldClock(ClockConfig(fixed_dt=0.01, **config))
+    return tree, clock, WorldClockBinding(tree, clock, keys)
+
+
+# -- the key table -------------------------------------------------------------------------
+
+
+def test_under_gives_the_sim_table():
+    keys = WorldClockKeys.under("sim")
+    assert [getattr(keys, n) for n in CONTROLS + TELEMETRY] == [
+        f"sim.{n}" for n in CONTROLS + TELEMETRY]
+    assert WorldClockKeys.under() == keys
+    assert WorldClockKeys.under("").speed == "speed"
+    assert WorldClockKeys.under("coast.clock").dropped == "coast.clock.dropped"
+
+
+def test_keys_are_plain_mutable_attributes_as_the_seed_shows():
+    keys = WorldClockKeys.under("coast.clock")
+    keys.speed = "coast.clock.scale"
+    keys.time = "coast.clock.t"
+    tree = {"coast.clock.scale": 2.0}
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    binding = WorldClockBinding(tree, clock, keys)
+    binding.drive(0.04)
+    assert clock.scale == 2.0 and clock.tick == 8
+    assert tree["coast.clock.t"] == clock.t
+    assert "coast.clock.speed" not in tree and "coast.clock.time" not in tree
+
+
+def test_for_scene_puts_the_rest_beside_the_speed_key():
+    keys = WorldClockKeys.for_scene(speed="clk.sim.speed", paused="clk.pause",
+                                    time="clk.now", tick="clk.frame_tick")
+    assert (keys.speed, keys.paused, keys.time, keys.tick) == (
+        "clk.sim.speed", "clk.pause", "clk.now", "clk.frame_tick")
+    assert (keys.mode, keys.lockstep_steps, keys.step) == (
+        "clk.sim.mode", "clk.sim.lockstep_steps", "clk.sim.step")
+    assert (keys.fixed_dt, keys.realized_speed, keys.dropped) == (
+        "clk.sim.fixed_dt", "clk.sim.realized_speed", "clk.sim.dropped")
+    bare = WorldClockKeys.for_scene(speed="speed", paused=None, time="t", tick="")
+    assert (bare.mode, bare.paused, bare.tick) == ("mode", None, "")
+
+
+HELD = {"speed": 3.0, "paused": True, "mode": "lockstep", "lockstep_steps": 4, "step": 7}
+
+
+@pytest.mark.parametrize("off", ["", None])
+@pytest.mark.parametrize("lane", CONTROLS + TELEMETRY)
+def test_an_empty_key_turns_its_lane_off(lane, off):
+    keys = WorldClockKeys.under("sim")
+    setattr(keys, lane, off)
+    tree = {}
+    _, clock, binding = make(tree, keys)
+    assert "sim." + lane not in tree                          # never seeded or written
+    # The lane's usual key now holds a value the binding would act on if it read it.
+    values = [HELD.get(lane, "host"), 8 if lane == "step" else "host"]
+    for value in values:
+        tree["sim." + lane] = value
+        binding.drive(0.02)
+    assert tree["sim." + lane] == values[-1]
+    assert clock.scale == 1.0 and clock.mode is Mode.LIVE     # never read
+    assert clock.lockstep_steps == 1 and clock.tick == 4
+    assert binding.ignored == 0
+
+
+def test_all_lanes_off_writes_nothing():
+    tree, clock, binding = make(keys=WorldClockKeys())
+    assert binding.drive(0.05).steps == 5 and tree == {}
+
+
+@pytest.mark.parametrize("keys, error, words", [
+    (42, TypeError, ["keys", "42"]),
+    (["sim"], TypeError, ["keys", "['sim']"]),
+    (WorldClockKeys(speed=3), TypeError, ["speed", "3"]),
+    (WorldClockKeys(tick=b"sim.tick"), TypeError, ["tick", "b'sim.tick'"]),
+    (WorldClockKeys(speed="x", time="x"), ValueError, ["speed", "time", "'x'"]),
+])
+def test_bad_keys_are_refused(keys, error, words):
+    tree = {}
+    with pytest.raises(error) as info:
+        WorldClockBinding(tree, WorldClock(), keys)
+    assert all(w in str(info.value) for w in words)
+    assert tree == {}
+
+
+def test_bad_table_arguments_are_refused():
+    with pytest.raises(TypeError, match="prefix.*3"):
+        WorldClockKeys.under(3)
+    with pytest.raises(TypeError, match="speed.*None"):
+        WorldClockKeys.for_scene(speed=None, paused="p", time="t", tick="k")
+    with pytest.raises(ValueError, match="speed"):
+        WorldClockKeys.for_scene(speed="", paused="p", time="t", tick="k")
+    with pytest.raises(TypeError, match="paused.*1"):
+        WorldClockKeys.for_scene(speed="a.speed", paused=1, time="t", tick="k")
+
+
+def test_the_table_is_copied_and_rebinding_takes_a_new_one():
+    keys = WorldClockKeys.under("sim")
+    tree, clock, binding = make(keys=keys)
+    keys.speed = "elsewhere"                 # does not reach the binding
+    tree["elsewhere"] = 4.0
+    binding.drive(0.01)
+    assert clock.scale == 1.0 and binding.keys.speed == "sim.speed"
+    binding.keys = keys                      # rebinding does; a held value is a first value
+    assert tree["elsewhere"] == 4.0
+    binding.drive(0.01)
+    assert clock.scale == 4.0
+    binding.keys = "ui"                      # a prefix serves too
+    assert tree["ui.speed"] == 4.0 and tree["ui.tick"] == clock.tick
+
+
+# -- construction --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tree", ["notamapping", None, [("sim.speed", 1.0)], frozenset()])
+def test_the_tree_must_be_a_mutable_mapping(tree):
+    with pytest.raises(TypeError, match="tree must be a mutable mapping"):
+        WorldClockBinding(tree, WorldClock())
+
+
+def test_the_clock_must_be_a_world_clock():
+    with pytest.raises(TypeError, match="clock.*'tick'"):
+        WorldClockBinding({}, "tick")
+
+
+def test_any_mutable_mapping_serves():
+    tree = UserDict()
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    binding = WorldClockBinding(tree, clock)
+    tree["sim.speed"] = 2.0
+    binding.drive(0.04)
+    assert clock.tick == 8 and tree["sim.tick"] == 8
+
+
+def test_unset_controls_are_seeded_from_the_clock_and_telemetry_is_published():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01, scale=2.0, lockstep_steps=3))
+    clock.mode = "lockstep"
+    clock.advance(0.0)
+    tree = {}
+    WorldClockBinding(tree, clock)
+    assert tree == {"sim.speed": 2.0, "sim.paused": False, "sim.mode": "lockstep",
+                    "sim.lockstep_steps": 3, "sim.step": 0, "sim.time": 0.03, "sim.tick": 3,
+                    "sim.fixed_dt": 0.01, "sim.realized_speed": 0.0, "sim.dropped": 0}
+
+
+def test_a_paused_clock_seeds_paused_true():
+    clock = WorldClock()
+    clock.mode = "paused"
+    tree = {}
+    WorldClockBinding(tree, clock)
+    assert tree["sim.paused"] is True and tree["sim.mode"] == "paused"
+
+
+def test_seeding_applies_nothing_and_keeps_the_hosts_values():
+    tree = {"sim.speed": 0.5, "sim.lockstep_steps": 4}
+    _, clock, binding = make(tree)
+    assert tree["sim.speed"] == 0.5 and clock.scale == 1.0   # held, not yet applied
+    binding.drive(0.04)
+    assert clock.scale == 0.5 and clock.lockstep_steps == 4 and clock.tick == 2
+
+
+def test_a_key_that_goes_missing_is_seeded_again():
+    tree, clock, binding = make()
+    tree["sim.speed"] = 2.0
+    binding.drive(0.0)
+    clock.scale = 3.0
+    del tree["sim.speed"], tree["sim.step"]
+    binding.drive(0.0)
+    assert tree["sim.speed"] == 3.0 and tree["sim.step"] == 0 and clock.scale == 3.0
+    tree["sim.step"] = 1
+    assert binding.drive(0.0).steps == 1
+
+
+# -- edge-triggered controls ---------------------------------------------------------------
+
+
+def test_a_direct_mode_change_stands_until_the_mode_key_changes():
+    tree, clock, binding = make()
+    clock.mode = "stepping"
+    tree["sim.speed"] = 2.0              # another key changing leaves the mode alone
+    for _ in range(3):
+        binding.drive(0.05)
+    assert clock.mode is Mode.STEPPING and clock.tick == 0 and clock.scale == 2.0
+    tree["sim.mode"] = "lockstep"
+    binding.drive(0.05)
+    assert clock.mode is Mode.LOCKSTEP and clock.tick == 1
+
+
+def test_a_direct_scale_change_stands_until_the_speed_key_changes():
+    tree, clock, binding = make()
+    clock.scale = 3.0
+    tree["sim.speed"] = 1.0              # the same value: no change
+    binding.drive(0.01)
+    assert clock.scale == 3.0 and clock.tick == 3
+    tree["sim.speed"] = 0.5
+    binding.drive(0.04)
+    assert clock.scale == 0.5 and clock.tick == 5
+
+
+def test_a_direct_lockstep_steps_change_stands_until_its_key_changes():
+    tree, clock, binding = make()
+    tree["sim.mode"] = "lockstep"
+    clock.lockstep_steps = 5
+    assert binding.drive(0.0).steps == 5
+    tree["sim.lockstep_steps"] = 2
+    assert binding.drive(0.0).steps == 2
+
+
+def test_an_equal_value_of_another_type_is_no_change():
+    tree, clock, binding = make()
+    clock.scale = 3.0
+    tree["sim.speed"] = 1                # == 1.0, the seeded value
+    tree["sim.paused"] = 0               # == False
+    binding.drive(0.0)
+    assert clock.scale == 3.0 and clock.mode is Mode.LIVE
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+def test_the_mode_key_accepts_every_mode_name(mode):
+    tree, clock, binding = make()
+    tree["sim.mode"] = mode.value
+    binding.drive(0.0)
+    assert clock.mode is mode
+    assert binding.ignored == 0
+
+
+@pytest.mark.parametrize("name, mode", [(" Lockstep", Mode.LOCKSTEP), ("PAUSED", Mode.PAUSED),
+                                        (Mode.REPLAY, Mode.REPLAY)])
+def test_mode_names_are_read_leniently(name, mode):
+    tree, clock, binding = make()
+    tree["sim.mode"] = name
+    binding.drive(0.0)
+    assert clock.mode is mode
+
+
+@pytest.mark.parametrize("mode", ["live", "lockstep"])
+def test_paused_wins_over_live_and_lockstep_without_rewriting_the_mode(mode):
+    tree, clock, binding = make()
+    tree["sim.mode"] = mode
+    binding.drive(0.015)
+    tick = clock.tick
+    tree["sim.paused"] = True
+    for _ in range(4):
+        assert binding.drive(0.05).steps == 0
+    assert clock.tick == tick and clock.mode is Mode.PAUSED and tree["sim.mode"] == mode
+    tree["sim.paused"] = False
+    binding.drive(0.01)
+    assert clock.mode is Mode(mode) and clock.tick == tick + 1
+
+
+def test_pause_keeps_the_bank_and_freezes_alpha():
+    tree, clock, binding = make()
+    binding.drive(0.015)
+    alpha = clock.alpha
+    tree["sim.paused"] = "true"
+    assert binding.drive(0.5).alpha == alpha
+    tree["sim.paused"] = "0"
+    assert binding.drive(0.005).steps == 1
+
+
+@pytest.mark.parametrize("mode", ["stepping", "replay"])
+def test_paused_leaves_stepping_and_replay_alone(mode):
+    tree, clock, binding = make()
+    tree["sim.mode"] = mode
+    tree["sim.paused"] = True
+    binding.drive(0.05)
+    assert clock.mode is Mode(mode)
+    if mode == "replay":
+        clock.seek_tick(40)             # a paused replay can still seek
+        assert clock.tick == 40
+
+
+@pytest.mark.parametrize("value, paused", [
+    (True, True), (1, True), ("1", True), ("true", True), ("TRUE", True), (" True ", True),
+    (False, False), (0, False), ("0", False), ("false", False), ("False", False)])
+def test_paused_reads_bools(value, paused):
+    tree, clock, binding = make()
+    tree["sim.paused"] = not paused     # a change, whatever the value
+    binding.drive(0.0)
+    tree["sim.paused"] = value
+    binding.drive(0.0)
+    assert (clock.mode is Mode.PAUSED) is paused and binding.ignored == 0
+
+
+@pytest.mark.parametrize("mode", ["live", "lockstep"])
+def test_speed_zero_pauses(mode):
+    tree, clock, binding = make()
+    tree["sim.mode"] = mode
+    binding.drive(0.01)
+    tree["sim.speed"] = 0
+    for _ in range(3):
+        assert binding.drive(0.05).steps == 0
+    assert clock.scale == 0.0 and clock.mode is Mode.PAUSED and tree["sim.mode"] == mode
+    tree["sim.speed"] = 2.0
+    binding.drive(0.01)
+    assert clock.mode is Mode(mode) and clock.scale == 2.0
+
+
+def test_unpausing_while_speed_is_zero_stays_paused():
+    tree, clock, binding = make()
+    tree["sim.paused"] = True
+    tree["sim.speed"] = 0.0
+    binding.drive(0.0)
+    tree["sim.paused"] = False
+    binding.drive(0.05)
+    assert clock.mode is Mode.PAUSED and clock.tick == 0
+
+
+# -- single steps --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+def test_each_step_increment_runs_one_quantum_after_the_advance_in_any_mode(mode):
+    tree, clock, binding = make()
+    tree["sim.mode"] = mode.value
+    binding.drive(0.0)
+    tick = clock.tick
+    advance_steps = {Mode.LIVE: 3, Mode.LOCKSTEP: 1}.get(mode, 0)
+    tree["sim.step"] += 2
+    binding.request_steps(1)
+    ticks = []
+    clock.every_ticks(1, ticks.append)
+    r = binding.drive(0.03)
+    assert r == StepResult(advance_steps + 3, tick, 0, clock.alpha)
+    assert ticks == list(range(tick + 1, tick + advance_steps + 4))
+    assert binding.drive(0.0).steps == (mode is Mode.LOCKSTEP)   # nothing left queued
+
+
+def test_request_steps_accumulates_until_the_next_drive():
+    tree, clock, binding = make()
+    tree["sim.mode"] = "stepping"
+    binding.request_steps(2)
+    binding.request_steps(0)
+    binding.request_steps(3)
+    assert clock.tick == 0
+    assert binding.drive(1.0).steps == 5
+    assert binding.drive(1.0).steps == 0
+
+
+def test_a_counter_that_goes_backwards_resynchronises_and_runs_nothing():
+    tree, clock, binding = make()
+    tree["sim.mode"] = "stepping"
+    tree["sim.step"] = 5
+    assert binding.drive(0.0).steps == 5
+    tree["sim.step"] = 2
+    assert binding.drive(0.0).steps == 0
+    tree["sim.step"] = 3
+    assert binding.drive(0.0).steps == 1
+    assert binding.ignored == 0
+
+
+def test_a_held_step_counter_is_a_first_value_and_runs_nothing():
+    tree, clock, binding = make({"sim.step": 41, "sim.mode": "stepping"})
+    assert binding.drive(0.0).steps == 0
+    tree["sim.step"] = 42
+    assert binding.drive(0.0).steps == 1
+
+
+def test_step_counters_read_integers_leniently():
+    tree, clock, binding = make({"sim.mode": "stepping"})
+    for value, steps in [("2", 2), (3.0, 1), (" 6 ", 3)]:
+        tree["sim.step"] = value
+        assert binding.drive(0.0).steps == steps
+    tree["sim.step"] = "abc"              # ignored; the counter stays at 6
+    assert binding.drive(0.0).steps == 0
+    tree["sim.step"] = 8
+    assert binding.drive(0.0).steps == 2
+    assert binding.ignored == 1
+
+
+def test_the_frame_result_covers_the_advance_and_the_steps():
+    tree, clock, binding = make(max_steps_per_advance=2)
+    clock.advance_ticks(7)
+    tree["sim.step"] = 2             # two increments of the seeded 0
+    r = binding.drive(0.055)         # 5.5 quanta: 2 run, 3 dropped, then 2 single steps
+    assert (r.steps, r.first_tick, r.dropped) == (4, 7, 3)
+    assert r.alpha == pytest.approx(0.5) and r.alpha == clock.alpha
+    assert r.last_tick == clock.tick == 11
+
+
+def test_a_frame_without_single_steps_returns_the_advance_result():
+    tree, clock, binding = make()
+    clock.advance_ticks(3)
+    r = binding.drive(0.025)
+    assert (r.steps, r.first_tick, r.dropped) == (2, 3, 0)
+
+
+# -- ignored control values ----------------------------------------------------------------
+
+
+BAD_VALUES = [
+    ("speed", "fast", "not a number"),
+    ("speed", -1, "negative"),
+    ("speed", math.nan, "not finite"),
+    ("speed", math.inf, "not finite"),
+    ("speed", "nan", "not finite"),
+    ("speed", False, "bool"),
+    ("speed", None, "not a number"),
+    ("speed", [2.0], "not a number"),
+    ("mode", "warp", "not a mode"),
+    ("mode", 1, "not a mode"),
+    ("mode", None, "not a mode"),
+    ("paused", "maybe", "not a bool"),
+    ("paused", 2, "not a bool"),
+    ("paused", None, "not a bool"),
+    ("lockstep_steps", 0, "less than 1"),
+    ("lockstep_steps", -3, "less than 1"),
+    ("lockstep_steps", 1.5, "not a whole number"),
+    ("lockstep_steps", "many", "not an integer"),
+    ("lockstep_steps", 2**70, "too large"),
+    ("step", "next", "not an integer"),
+    ("step", 1.5, "not a whole number"),
+    ("step", True, "bool"),
+]
+
+
+@pytest.mark.parametrize("lane, value, why", BAD_VALUES)
+def test_a_bad_control_value_is_ignored_and_counted_once(lane, value, why):
+    tree, clock, binding = make()
+    tree["sim.mode"] = "lockstep"
+    binding.drive(0.0)
+    before = (clock.scale, clock.mode, clock.lockstep_steps)
+    tree["sim." + lane] = value
+    results = [binding.drive(0.01) for _ in range(3)]      # never raised into a frame
+    assert [r.steps for r in results] == [1, 1, 1]
+    assert (clock.scale, clock.mode, clock.lockstep_steps) == before
+    assert binding.ignored == 1
+    key, seen, reason = binding.last_ignored
+    assert key == "sim." + lane and why in reason
+    assert seen is value
+    assert isinstance(binding.last_ignored, IgnoredControl)
+
+
+def test_each_change_to_a_bad_value_counts_and_good_values_still_apply():
+    tree, clock, binding = make()
+    assert binding.last_ignored is None
+    for value in ["fast", "faster", -1, 2.0, "fast"]:
+        tree["sim.speed"] = value
+        binding.drive(0.0)
+    assert binding.ignored == 4 and binding.last_ignored.value == "fast"
+    assert clock.scale == 2.0
+
+
+def test_a_nan_speed_counts_once_even_as_fresh_objects():
+    class FreshFloats(UserDict):
+        def __getitem__(self, key):     # a tree handing out a new object per read
+            value = super().__getitem__(key)
+            return float(value) if isinstance(value, float) else value
+
+    tree = FreshFloats()
+    _, clock, binding = make(tree)
+    tree["sim.speed"] = math.nan
+    for _ in range(3):
+        binding.drive(0.01)
+    assert binding.ignored == 1
+
+
+def test_an_object_whose_equality_raises_is_ignored_not_raised():
+    class Odd:
+        def __eq__(self, other):
+            raise RuntimeError("no comparing me")
+
+        __hash__ = object.__hash__
+
+    tree, clock, binding = make()
+    tree["sim.mode"] = Odd()
+    binding.drive(0.0)
+    tree["sim.mode"] = Odd()
+    binding.drive(0.0)
+    assert binding.ignored == 2 and clock.mode is Mode.LIVE
+
+
+# -- telemetry -----------------------------------------------------------------------------
+
+
+def test_telemetry_after_frames_at_twice_speed_with_a_cap_that_drops():
+    tree, clock, binding = make(max_steps_per_advance=4)
+    tree["sim.speed"] = 2
+    for _ in range(30):
+        binding.drive(1 / 30)      # 6.67 quanta asked per frame, 4 run
+    assert clock.total_dropped > 0
+    assert tree["sim.tick"] == clock.tick == 120
+    assert tree["sim.time"] == clock.t == pytest.approx(1.2)
+    assert tree["sim.fixed_dt"] == 0.01
+    assert tree["sim.dropped"] == clock.total_dropped == 80   # 200 quanta asked, 120 run
+    assert tree["sim.realized_speed"] == pytest.approx(1.2)    # 4 quanta per 1/30 s
+    assert [type(tree["sim." + n]) for n in TELEMETRY] == [float, int, float, float, int]
+
+
+def test_telemetry_is_written_every_drive_over_host_writes():
+    tree, clock, binding = make()
+    tree["sim.tick"] = "stale"
+    binding.drive(0.0)
+    assert tree["sim.tick"] == 0
+
+
+# -- the drive's wall time -----------------------------------------------------------------
+
+
+def test_drive_measures_wall_time_between_drives(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(binding_module, "perf_counter", lambda: now[0])
+    tree, clock, binding = make()
+    assert binding.drive().steps == 0          # the first measured drive counts 0
+    now[0] += 0.05
+    assert binding.drive().steps == 5
+    now[0] += 0.03
+    assert binding.drive().steps == 3
+    binding.drive(0.02)                        # an explicit frame restarts the measuring
+    now[0] += 1.0
+    assert binding.drive().steps == 0
+    now[0] += 0.01
+    assert binding.drive().steps == 1
+
+
+@pytest.mark.parametrize("wall_dt, error", [
+    (-0.01, ValueError), (math.nan, ValueError), (math.inf, ValueError),
+    ("0.1", TypeError), (True, TypeError), ([0.1], TypeError)])
+def test_a_bad_wall_dt_is_refused_and_changes_nothing(wall_dt, error):
+    tree, clock, binding = make()
+    binding.request_steps(2)
+    tree["sim.speed"] = 3.0
+    tree["sim.step"] = 4
+    with pytest.raises(error, match=f"wall_dt.*{wall_dt!r}".replace("[", r"\[")):
+        binding.drive(wall_dt)
+    assert clock.scale == 1.0 and clock.tick == 0 and tree["sim.tick"] == 0
+    assert binding.drive(0.01).steps == 3 + 2 + 4
+
+
+def test_an_integer_wall_dt_serves():
+    tree, clock, binding = make(max_steps_per_advance=1000)
+    assert binding.drive(1).steps == 100
+
+
+@pytest.mark.parametrize("n, error", [(-1, ValueError), (1.5, TypeError), (True, TypeError),
+                                      ("2", TypeError), (2**63, ValueError)])
+def test_bad_request_steps_is_refused_and_changes_nothing(n, error):
+    tree, clock, binding = make()
+    binding.request_steps(1)
+    with pytest.raises(error, match=f"n.*{n!r}"):
+        binding.request_steps(n)
+    tree["sim.mode"] = "stepping"
+    assert binding.drive(0.0).steps == 1
+
+
+def test_a_raising_timer_keeps_the_clock_owing_and_nothing_is_lost():
+    tree, clock, binding = make()
+    tree["sim.mode"] = "stepping"
+
+    def boom(tick):
+        raise KeyError(tick)
+
+    clock.after_ticks(2, boom)
+    binding.request_steps(3)
+    with pytest.raises(KeyError):
+        binding.drive(0.0)
+    assert clock.tick == 2
+    assert binding.drive(0.0).last_tick == 3     # the clock ran what it still owed
+
+
+# -- determinism ---------------------------------------------------------------------------
+
+
+def reference_trajectory(n_steps):
+    """A spring stepped directly, every 6 quanta of 0.01 s, ``n_steps`` times."""
+    x, v, out = 1.0, 0.0, []
+    for _ in range(n_steps):
+        v -= 4.0 * x * 0.06
+        x += v * 0.06
+        out.append((x, v))
+    return out
+
+
+def paced_trajectory(n_steps, controls, frame):
+    """The same spring driven through a binding whose tree says ``controls``.
+
+    ``frame(tree, binding)`` runs before each drive, as a UI would.
+    """
+    tree, clock, binding = make(dict(controls), max_steps_per_advance=100)
+    spring = ClockFollower.for_step(clock, 0.06)
+    x, v, out = 1.0, 0.0, []
+    for _ in range(100_000):
+        frame(tree, binding)
+        binding.drive(1 / 60)
+        for _ in range(spring.take(clock)):
+            v -= 4.0 * x * 0.06
+            x += v * 0.06
+            out.append((x, v))
+        if len(out) >= n_steps:
+            return out[:n_steps]
+    raise AssertionError("the pacing never ran enough steps")
+
+
+def nothing(tree, binding):
+    pass
+
+
+def bump_step(tree, binding):
+    tree["sim.step"] += 1 + tree["sim.tick"] % 3
+
+
+def request_some(tree, binding):
+    binding.request_steps(1 + binding.clock.frame % 4)
+
+
+def change_speed(tree, binding):
+    tree["sim.speed"] = (0.5, 1.0, 3.0, 0.0)[binding.clock.frame // 20 % 4]
+
+
+PACINGS = {
+    "live 1x": ({"sim.speed": 1.0}, nothing),
+    "live 2x": ({"sim.speed": 2}, nothing),
+    "live 0.5x": ({"sim.speed": "0.5"}, nothing),
+    "lockstep": ({"sim.mode": "lockstep", "sim.lockstep_steps": 3}, nothing),
+    "stepping by sim.step": ({"sim.mode": "stepping", "sim.step": 0}, bump_step),
+    "paused, requested steps": ({"sim.paused": True}, request_some),
+    "speed changing": ({}, change_speed),
+}
+
+
+def test_the_trajectory_is_the_same_under_every_pacing_from_the_tree():
+    expected = reference_trajectory(60)
+    runs = {name: paced_trajectory(60, controls, frame)
+            for name, (controls, frame) in PACINGS.items()}
+    for name, run in runs.items():
+        assert run == expected, name
+
+
+# -- the package ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["WorldClockKeys", "WorldClockBinding"])
+def test_the_package_exports_the_binding(name):
+    assert getattr(cvcclock, name) is getattr(binding_module, name)
