@@ -18,6 +18,8 @@ from cvcclock._core import (
 
 from cvcclock._version import __version__
 from cvcclock.binding import IgnoredControl, WorldClockBinding, WorldClockKeys
+from cvcclock.loop import FrameDriver, FrameLoop, PacingStats
+from cvcclock.threads import SimThread, SimWorld
 
 __all__ = [
     "ClockConfig",
@@ -31,5 +33,10 @@ __all__ = [
     "IgnoredControl",
     "WorldClockBinding",
     "WorldClockKeys",
+    "FrameDriver",
+    "FrameLoop",
+    "PacingStats",
+    "SimThread",
+    "SimWorld",
     "__version__",
 ]

@@ -1,0 +1,263 @@
+"""FrameLoop: drive the clock at a target frame rate, in real time or as a capture.
+
+Real time paces by deadline (the n-th frame is due at ``start + n / fps``), sleeping until
+shortly before each deadline and spinning on ``perf_counter`` for the rest, and passes the
+measured wall time to ``drive``. A capture passes a fixed ``wall_dt = 1 / fps`` and never
+sleeps, so a rerun reproduces it frame for frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import os
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from cvcclock._core import StepResult, WorldClock
+
+__all__ = ["FrameDriver", "FrameLoop", "PacingStats"]
+
+OnFrame = Callable[[int, StepResult], object]
+Until = Callable[[], bool]
+
+# asyncio rounds a selector's timeout up to a whole millisecond, so run_async wakes up to
+# this much later than asked; it stops its coarse sleep this much earlier than run does.
+_ASYNC_SLACK = 1e-3
+
+# The spin's yield: releases the GIL so a SimThread's worker is not starved. On Linux
+# time.sleep(0) is a nanosleep costing ~80 us of timer slack, sched_yield ~2 us.
+_yield: Callable[[], object] = getattr(os, "sched_yield", None) or (lambda: time.sleep(0))
+
+
+@runtime_checkable
+class FrameDriver(Protocol):
+    """What a ``FrameLoop`` drives besides a bare ``WorldClock``: a binding.
+
+    ``drive(wall_dt)`` advances ``clock`` by ``wall_dt`` wall seconds (applying whatever
+    controls the binding keeps) and returns the frame's ``StepResult``; ``WorldClockBinding``
+    is one.
+    """
+
+    @property
+    def clock(self) -> WorldClock:
+        """The clock the driver advances."""
+
+    def drive(self, wall_dt: float | None = None, /) -> StepResult:
+        """Advance the clock by one frame of ``wall_dt`` wall seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class PacingStats:
+    """How a ``FrameLoop.run`` kept time.
+
+    Attributes
+    ----------
+    frames : int
+        Frames driven.
+    median_error, p99_error : float
+        Median and 99th percentile (nearest rank) of ``|frame time - 1/fps|`` in seconds, the
+        frame time being the wall time passed to ``drive``; 0.0 for a capture (its frames
+        are exact by construction) and for a run of no frames.
+    dropped : int
+        Quanta the clock's stall guard dropped during the run.
+    realized_scale : float
+        World seconds run per wall second passed to ``drive`` over the whole run; 0.0 for
+        a run of no frames.
+    late : int
+        Frames that woke more than a frame late, after which the schedule was
+        resynchronised to the late frame instead of bursting to catch up.
+    """
+
+    frames: int
+    median_error: float
+    p99_error: float
+    dropped: int
+    realized_scale: float
+    late: int
+
+
+class _Run:
+    """One run's schedule and tallies, shared by ``run`` and ``run_async``."""
+
+    def __init__(self, loop: FrameLoop, max_frames: int | None, until: Until | None) -> None:
+        if max_frames is not None and (isinstance(max_frames, bool) or max_frames < 0):
+            raise ValueError(f"max_frames must be None or >= 0, got {max_frames!r}")
+        self.loop = loop
+        self.max_frames = max_frames
+        self.until = until
+        self.frames = 0
+        self.errors: list[float] = []
+        self.dropped = 0
+        self.world_s = 0.0
+        self.wall_s = 0.0
+        self.late = 0
+        self.last = time.perf_counter()
+        self.deadline = self.last + loop.period
+
+    def more(self) -> bool:
+        if self.max_frames is not None and self.frames >= self.max_frames:
+            return False
+        return self.until is None or not self.until()
+
+    def coarse_sleep(self) -> float:
+        """Seconds to sleep before spinning to the deadline; 0 in a capture."""
+        if self.loop.capture:
+            return 0.0
+        return self.deadline - time.perf_counter() - self.loop.spin
+
+    def frame(self) -> tuple[int, StepResult]:
+        """Spin to the deadline, drive one frame, and schedule the next."""
+        loop = self.loop
+        if loop.capture:
+            wall_dt = loop.period
+        else:
+            while time.perf_counter() < self.deadline:
+                _yield()
+            now = time.perf_counter()
+            if now - self.deadline > loop.period:
+                self.deadline = now   # over a frame late: resynchronise rather than burst
+                self.late += 1
+            wall_dt = now - self.last
+            self.last = now
+            self.errors.append(abs(wall_dt - loop.period))
+            self.deadline += loop.period
+        result = loop._drive(wall_dt)
+        self.dropped += result.dropped
+        self.world_s += result.steps * loop.clock.fixed_dt
+        self.wall_s += wall_dt
+        index = self.frames
+        self.frames += 1
+        return index, result
+
+    def stats(self) -> PacingStats:
+        errors = sorted(self.errors)
+        p99 = errors[math.ceil(0.99 * len(errors)) - 1] if errors else 0.0
+        return PacingStats(
+            frames=self.frames,
+            median_error=statistics.median(errors) if errors else 0.0,
+            p99_error=p99,
+            dropped=self.dropped,
+            realized_scale=self.world_s / self.wall_s if self.wall_s > 0.0 else 0.0,
+            late=self.late)
+
+
+class FrameLoop:
+    """Drive a clock (or a binding) at ``fps`` frames per second.
+
+    Parameters
+    ----------
+    driver : WorldClock or FrameDriver
+        A ``WorldClock`` (each frame calls ``clock.advance(wall_dt)``) or any object with
+        ``drive(wall_dt)`` and ``clock`` (each frame calls ``drive(wall_dt)``), such as a
+        ``WorldClockBinding``.
+    fps : float
+        Target frames per second; finite and > 0.
+    capture : bool
+        False: real time; each frame drives with the measured wall time since the last.
+        True: a capture; each frame drives with exactly ``1 / fps`` and nothing sleeps.
+    spin : float
+        Seconds before each deadline to stop sleeping and spin on ``perf_counter``:
+        ``time.sleep`` overshoots by tens of microseconds (more on a loaded machine), the
+        spin does not. The spin yields the GIL on every turn.
+
+    Raises
+    ------
+    TypeError
+        If ``driver`` is neither a ``WorldClock`` nor has ``drive`` and ``clock``.
+    ValueError
+        If ``fps`` or ``spin`` is out of range.
+    """
+
+    def __init__(self, driver: WorldClock | FrameDriver, fps: float, *, capture: bool = False,
+                 spin: float = 1e-3) -> None:
+        if isinstance(driver, WorldClock):
+            self._drive: Callable[[float], StepResult] = driver.advance
+            self._clock = driver
+        elif callable(getattr(driver, "drive", None)) and isinstance(
+                getattr(driver, "clock", None), WorldClock):
+            self._drive = driver.drive
+            self._clock = driver.clock
+        else:
+            raise TypeError(f"driver must be a WorldClock or have drive(wall_dt) and a "
+                            f"WorldClock .clock, got {driver!r}")
+        if isinstance(fps, bool) or not (isinstance(fps, (int, float)) and 0 < fps < math.inf):
+            raise ValueError(f"fps must be a finite number > 0, got {fps!r}")
+        if not (isinstance(spin, (int, float)) and 0 <= spin < math.inf):
+            raise ValueError(f"spin must be a finite number >= 0, got {spin!r}")
+        self._period = 1.0 / fps
+        self._fps = fps
+        self.capture = bool(capture)
+        self.spin = float(spin)
+
+    @property
+    def clock(self) -> WorldClock:
+        """The clock driven."""
+        return self._clock
+
+    @property
+    def fps(self) -> float:
+        """The target frame rate."""
+        return self._fps
+
+    @property
+    def period(self) -> float:
+        """The target frame time, ``1 / fps`` seconds (a capture's ``wall_dt``)."""
+        return self._period
+
+    def run(self, on_frame: OnFrame | None = None, *, max_frames: int | None = None,
+            until: Until | None = None) -> PacingStats:
+        """Drive frames until ``max_frames`` or ``until``, calling ``on_frame`` after each.
+
+        Parameters
+        ----------
+        on_frame : callable or None
+            ``on_frame(frame, result)`` after each frame is driven: ``frame`` counts from 0
+            in this run, ``result`` is the frame's ``StepResult``. Its return value is
+            ignored; an exception stops the run and propagates.
+        max_frames : int or None
+            Stop after this many frames; None for no limit.
+        until : callable or None
+            ``until()`` is called before each frame; the run stops when it returns True.
+
+        Returns
+        -------
+        PacingStats
+        """
+        run = _Run(self, max_frames, until)
+        while run.more():
+            delay = run.coarse_sleep()
+            if delay > 0.0:
+                time.sleep(delay)
+            frame, result = run.frame()
+            if on_frame is not None:
+                on_frame(frame, result)
+        return run.stats()
+
+    async def run_async(self, on_frame: OnFrame | Callable[[int, StepResult], Awaitable[object]]
+                        | None = None, *, max_frames: int | None = None,
+                        until: Until | None = None) -> PacingStats:
+        """``run`` for asyncio hosts: the coarse sleep is ``await asyncio.sleep``.
+
+        ``on_frame`` may be a plain function or a coroutine function (awaited). Other tasks
+        run while the loop sleeps; the final spin (``spin`` seconds plus a millisecond, as
+        asyncio's timers are only that precise) and the frame itself do not yield. A capture still yields once per frame, so it cannot starve the event loop.
+        Parameters and result as ``run``.
+        """
+        run = _Run(self, max_frames, until)
+        while run.more():
+            await asyncio.sleep(max(run.coarse_sleep() - _ASYNC_SLACK, 0.0))
+            frame, result = run.frame()
+            if on_frame is not None:
+                out = on_frame(frame, result)
+                if inspect.isawaitable(out):
+                    await out
+        return run.stats()
+
+    def __repr__(self) -> str:
+        kind = "capture" if self.capture else "real time"
+        return f"<FrameLoop {self._fps!r} fps {kind} clock tick={self._clock.tick}>"

@@ -1,0 +1,194 @@
+"""FrameLoop: captures are exact and reproducible; real time never runs early nor bursts.
+
+Pacing precision is measured in benchmarks/test_bench_threads.py, never asserted here: the
+real-time tests check only what holds on any machine, however loaded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+
+import pytest
+
+from cvcclock import ClockConfig, StepResult, WorldClock
+from cvcclock.loop import FrameDriver, FrameLoop, PacingStats
+from cvcclock.threads import SimThread
+
+
+class FakeBinding:
+    """The least a FrameLoop needs from a binding: drive(wall_dt) and clock."""
+
+    def __init__(self, clock: WorldClock) -> None:
+        self.clock = clock
+        self.wall_dts: list[float] = []
+
+    def drive(self, wall_dt: float | None = None) -> StepResult:
+        assert wall_dt is not None
+        self.wall_dts.append(wall_dt)
+        return self.clock.advance(wall_dt)
+
+
+def test_a_capture_drives_exactly_one_period_a_frame_without_sleeping():
+    clock = WorldClock(ClockConfig(fixed_dt=1 / 120))
+    binding = FakeBinding(clock)
+    assert isinstance(binding, FrameDriver)
+    seen: list[tuple[int, StepResult]] = []
+    started = time.perf_counter()
+    stats = FrameLoop(binding, 60, capture=True).run(lambda i, r: seen.append((i, r)),
+                                                     max_frames=600)
+    assert time.perf_counter() - started < 2.0        # 10 s of frames, no sleeping
+    assert binding.wall_dts == [1 / 60] * 600
+    assert [i for i, _ in seen] == list(range(600))
+    assert [r.steps for _, r in seen] == [2] * 600 and clock.tick == 1200
+    assert stats == PacingStats(frames=600, median_error=0.0, p99_error=0.0, dropped=0,
+                                realized_scale=pytest.approx(1.0), late=0)
+
+
+def test_a_capture_of_a_clock_reproduces_a_simthread_exactly():
+    def capture():
+        clock = WorldClock(ClockConfig(fixed_dt=0.01, scale=0.5))
+        frames = []
+        state = [0.0, 1.0]
+
+        def step(dt: float) -> None:
+            state[0] += state[1] * dt
+            state[1] -= state[0] * dt
+
+        with SimThread((step, lambda: tuple(state)), clock, 0.03) as sim:
+            def on_frame(i: int, r: StepResult) -> None:
+                assert sim.wait_caught_up(10.0)
+                frames.append(sim.read())
+            FrameLoop(clock, 60, capture=True).run(on_frame, max_frames=300)
+        return frames
+
+    first = capture()
+    assert first[-1][0] == 249 // 3 * 3
+    assert capture() == first
+
+
+def test_until_is_asked_before_each_frame():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    stats = FrameLoop(clock, 50, capture=True).run(until=lambda: clock.t >= 1.0)
+    assert stats.frames == 50 and clock.tick == 100
+    assert FrameLoop(clock, 50, capture=True).run(until=lambda: True).frames == 0
+    assert FrameLoop(clock, 50, capture=True).run(max_frames=0) == PacingStats(0, 0.0, 0.0, 0,
+                                                                               0.0, 0)
+
+
+def test_dropped_quanta_and_realized_speed_are_reported():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01, max_steps_per_advance=1))
+    stats = FrameLoop(clock, 20, capture=True).run(max_frames=10)   # 5 quanta a frame, cap 1
+    assert stats.dropped == 40 == clock.total_dropped
+    assert stats.realized_scale == pytest.approx(0.2)
+
+
+def test_an_error_in_on_frame_stops_the_run():
+    clock = WorldClock()
+
+    def on_frame(i: int, r: StepResult) -> None:
+        if i == 3:
+            raise RuntimeError("frame 3")
+
+    with pytest.raises(RuntimeError, match="frame 3"):
+        FrameLoop(clock, 60, capture=True).run(on_frame)
+    assert clock.frame == 4
+
+
+def test_real_time_never_runs_a_frame_before_its_deadline():
+    clock = WorldClock(ClockConfig(fixed_dt=0.001))
+    binding = FakeBinding(clock)
+    loop = FrameLoop(binding, 200)
+    started = time.perf_counter()
+    stats = loop.run(max_frames=20)
+    assert time.perf_counter() - started >= 20 * loop.period
+    assert stats.frames == 20 and len(binding.wall_dts) == 20
+    assert all(dt > 0 for dt in binding.wall_dts)
+    assert 0.0 <= stats.median_error <= stats.p99_error
+    assert stats.realized_scale > 0 and clock.tick > 0
+
+
+def test_a_frame_over_a_frame_late_resynchronises_instead_of_bursting():
+    clock = WorldClock(ClockConfig(fixed_dt=0.001))
+    binding = FakeBinding(clock)
+    loop = FrameLoop(binding, 100)
+
+    def on_frame(i: int, r: StepResult) -> None:
+        if i == 2:
+            time.sleep(4 * loop.period)
+
+    stats = loop.run(on_frame, max_frames=8)
+    assert stats.late >= 1
+    # The late frame runs at once, and the schedule restarts from it: the m-th frame after
+    # it runs at least m periods later (a burst would run the missed frames back to back).
+    assert binding.wall_dts[3] >= 4 * loop.period
+    after = binding.wall_dts[4:]
+    assert all(sum(after[:m]) >= m * loop.period for m in range(1, len(after) + 1))
+
+
+def test_run_async_paces_and_awaits_a_coroutine_on_frame():
+    clock = WorldClock(ClockConfig(fixed_dt=0.001))
+    seen: list[int] = []
+    ticks = []
+
+    async def on_frame(i: int, r: StepResult) -> None:
+        await asyncio.sleep(0)
+        seen.append(i)
+
+    async def other() -> None:
+        for _ in range(5):
+            ticks.append(clock.tick)
+            await asyncio.sleep(0.005)
+
+    async def main() -> PacingStats:
+        side = asyncio.create_task(other())
+        stats = await FrameLoop(clock, 200).run_async(on_frame, max_frames=10)
+        await side
+        return stats
+
+    stats = asyncio.run(main())
+    assert stats.frames == 10 and seen == list(range(10))
+    assert len(ticks) == 5                     # the other task ran while the loop slept
+
+
+def test_run_async_capture_matches_run():
+    def go(use_async: bool) -> list[tuple[int, int]]:
+        clock = WorldClock(ClockConfig(fixed_dt=0.01))
+        out: list[tuple[int, int]] = []
+        loop = FrameLoop(clock, 60, capture=True)
+        on_frame = lambda i, r: out.append((r.first_tick, r.steps))  # noqa: E731
+        if use_async:
+            asyncio.run(loop.run_async(on_frame, max_frames=120))
+        else:
+            loop.run(on_frame, max_frames=120)
+        return out
+
+    assert go(True) == go(False)
+
+
+@pytest.mark.parametrize("driver", [object(), 3, type("NoClock", (), {"drive": print})()])
+def test_a_driver_without_drive_and_clock_is_a_type_error(driver):
+    with pytest.raises(TypeError, match="driver"):
+        FrameLoop(driver, 60)
+
+
+@pytest.mark.parametrize("fps", [0, -60, float("nan"), float("inf"), True, "60"])
+def test_a_bad_fps_is_a_value_error(fps):
+    with pytest.raises(ValueError, match="fps"):
+        FrameLoop(WorldClock(), fps)
+
+
+def test_bad_max_frames_and_spin_are_value_errors():
+    with pytest.raises(ValueError, match="spin"):
+        FrameLoop(WorldClock(), 60, spin=-1)
+    with pytest.raises(ValueError, match="max_frames"):
+        FrameLoop(WorldClock(), 60).run(max_frames=-1)
+
+
+def test_pacing_stats_is_a_frozen_value():
+    stats = PacingStats(1, 0.0, 0.0, 0, 1.0, 0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        stats.frames = 2  # type: ignore[misc]
+    loop = FrameLoop(WorldClock(), 60)
+    assert loop.fps == 60 and loop.period == 1 / 60 and not loop.capture
