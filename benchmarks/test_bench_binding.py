@@ -16,18 +16,8 @@ import pytest
 from cvcclock import ClockConfig, ClockFollower, WorldClock
 from cvcclock.binding import WorldClockBinding
 
-N = 1000
-WALL_DT = 1.0 / 60.0
+from calls import N, WALL_DT, call_each, loop_only
 
-
-def call_each(fns, arg):
-    for f in fns:
-        f(arg)
-
-
-def loop_only(fns, arg):
-    for f in fns:
-        pass
 
 
 def frame_fns(subject):

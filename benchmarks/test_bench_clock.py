@@ -28,13 +28,7 @@ import pytest
 
 from cvcclock import ClockConfig, ClockFollower, WorldClock
 
-N = 1000
-WALL_DT = 1.0 / 60.0
-
-
-def call_each(fns, arg):
-    for f in fns:
-        f(arg)
+from calls import N, WALL_DT, call_each, loop_only
 
 
 def call_each_noarg(fns, arg):
@@ -46,10 +40,6 @@ def read_tick_each(objs, arg):
     for o in objs:
         o.tick
 
-
-def loop_only(fns, arg):
-    for f in fns:
-        pass
 
 
 @dataclasses.dataclass(slots=True)
