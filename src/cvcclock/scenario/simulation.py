@@ -1,0 +1,153 @@
+"""The state of one attempt, as behaviors, monitors and predicates see it: agents and time."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Generator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from cvcclock.scenario.simulator import Simulator
+
+if TYPE_CHECKING:
+    from cvcclock.scenario.scenarios import Scope
+
+__all__ = ["Agent", "Simulation"]
+
+
+def steps_for(seconds: float, dt: float, name: str) -> int:
+    """Time steps in ``seconds``, rounded up: a limit falls on the first step at or after it."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0 \
+            or not math.isfinite(seconds):
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
+    # The small slack keeps 0.3 / 0.1 = 2.9999999999999996 at 3 steps, not 4.
+    return max(0, math.ceil(seconds / dt - 1e-9))
+
+
+class Agent:
+    """An object in the simulation: a simulator object, its dynamic properties, a behavior.
+
+    Dynamic properties read as attributes (``agent.x``, ``agent.speed``) and are updated
+    once per time step from the simulator, after it steps. Treat them as read-only.
+
+    Attributes
+    ----------
+    name : str
+        Unique within the simulation.
+    handle : object
+        What the simulator's ``create_object`` returned.
+    props : Mapping[str, object]
+        The dynamic properties read at the end of the last time step (or at creation).
+    sim : Simulation
+        The simulation the agent belongs to (current step and time, other agents, ``rng``).
+    behavior : callable or None
+        The behavior (a generator function called as ``behavior(agent, *args)``), or None
+        for an object that takes no actions.
+    """
+
+    __slots__ = ("name", "handle", "props", "sim", "behavior", "args", "_gen")
+
+    def __init__(self, name: str, handle: Any, props: Mapping[str, Any], sim: Simulation,
+                 behavior: Callable[..., Generator[Any, None, Any]] | None, args: tuple[Any, ...]) -> None:
+        self.name = name
+        self.handle = handle
+        self.props = props
+        self.sim = sim
+        self.behavior = behavior
+        self.args = args
+        self._gen: Any = None
+
+    @property
+    def rng(self) -> random.Random:
+        """The attempt's seeded random generator (the same object as ``sim.rng``)."""
+        return self.sim.rng
+
+    def __getattr__(self, key: str) -> Any:
+        if key in Agent.__slots__:
+            raise AttributeError(key)
+        try:
+            return self.props[key]
+        except KeyError:
+            raise AttributeError(
+                f"agent {self.name!r} has no property {key!r}; it has {sorted(self.props)}") from None
+
+    def __repr__(self) -> str:
+        return f"Agent({self.name!r}, {dict(self.props)!r})"
+
+
+class Monitor:
+    """Internal: a registered monitor and its generator once started."""
+
+    __slots__ = ("name", "fn", "args", "gen")
+
+    def __init__(self, fn: Callable[..., Generator[Any, None, Any]], args: tuple[Any, ...], name: str) -> None:
+        self.name = name
+        self.fn = fn
+        self.args = args
+        self.gen: Any = None
+
+
+class Simulation:
+    """One attempt of a run, as seen by behaviors, monitors, predicates and compose blocks.
+
+    Attributes
+    ----------
+    step : int
+        The current time step, from 0; incremented at the end of each step.
+    dt : float
+        The time step in seconds.
+    rng : random.Random
+        The attempt's generator, seeded with ``seed``; the only randomness to use.
+    seed : int
+        The attempt's seed.
+    agents : dict
+        Name -> :class:`Agent`, in creation order.
+    simulator : Simulator
+        The attempt's simulator.
+    """
+
+    def __init__(self, simulator: Simulator, seed: int, dt: float) -> None:
+        self.simulator = simulator
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.dt = dt
+        self.step = 0
+        self.agents: dict[str, Agent] = {}
+        # Everything below is the runner's bookkeeping, filled through Scope.
+        self._behaving: list[Agent] = []
+        self._scopes: list[Scope] = []
+        self._monitors: list[Monitor] = []
+        self._records: dict[str, tuple[Callable[[], Any], list[tuple[int, Any]]]] = {}
+        self._records_initial: dict[str, Callable[[], Any]] = {}
+        self._records_initial_values: dict[str, Any] = {}
+        self._records_final: dict[str, Callable[[], Any]] = {}
+        self._end_conditions: list[tuple[str, Callable[[], object]]] = []
+        self._top_done: str | None = None
+        self._scope_stopped = False     # a scope stopped this step: drop it from _scopes
+        self._trajectory: list[dict[str, Mapping[str, Any]]] = []
+        self._actions: list[dict[str, tuple[Any, ...]]] = []
+
+    @property
+    def time(self) -> float:
+        """World seconds into the attempt: ``step * dt``."""
+        return self.step * self.dt
+
+    def __getitem__(self, name: str) -> Agent:
+        """The agent called ``name``."""
+        try:
+            return self.agents[name]
+        except KeyError:
+            raise KeyError(f"no agent {name!r}; the agents are {list(self.agents)}") from None
+
+    def _add_agent(self, name: str, spec: Any, behavior: Callable[..., Any] | None,
+                   args: tuple[Any, ...]) -> Agent:
+        if not isinstance(name, str) or name in self.agents:
+            raise ValueError(f"agent names must be unique strings; got {name!r}")
+        if behavior is not None and not callable(behavior):
+            raise TypeError(f"the behavior of agent {name!r} must be a generator function, got {behavior!r}")
+        handle = self.simulator.create_object(name, spec)
+        agent = Agent(name, handle, self.simulator.get_properties(handle), self, behavior, args)
+        self.agents[name] = agent
+        if behavior is not None:
+            self._behaving.append(agent)
+        return agent

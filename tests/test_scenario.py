@@ -1,0 +1,383 @@
+"""cvcclock.scenario: behaviors, guards, modular scenarios, requirements, records, bad input."""
+
+import doctest
+import random
+
+import pytest
+
+import cvcclock.scenario
+from cvcclock import ClockConfig, WorldClock
+from cvcclock.scenario import (
+    WAIT,
+    ActionRejected,
+    BehaviorError,
+    GuardViolation,
+    InvalidAction,
+    PointMassSimulator,
+    Scenario,
+    ScenarioRunner,
+    Steer,
+    TerminationType,
+    Throttle,
+    TooManyRejections,
+    Vehicle,
+    invariant,
+    precondition,
+    require,
+    simulate,
+    take,
+    terminate,
+    wait,
+)
+from cvcclock.scenario.runner import derive_seed
+
+
+class Solo(Scenario):
+    """One vehicle running ``behavior``; ``extra(s, car)`` adds requirements and the like."""
+
+    def __init__(self, behavior, extra=None, spec=None):
+        self.behavior, self.extra, self.spec = behavior, extra, spec or Vehicle()
+
+    def setup(self, s):
+        car = s.add_agent("car", self.spec, self.behavior)
+        if self.extra:
+            self.extra(s, car)
+
+
+def idle(car):
+    while True:
+        yield wait()
+
+
+def test_package_docstring_example():
+    assert doctest.testmod(cvcclock.scenario).failed == 0
+
+
+# -- behaviors -------------------------------------------------------------------------
+
+
+def test_take_and_wait_and_a_returned_behavior_waits_forever():
+    def twice(car):
+        yield take(Throttle(1.0), Steer(0.5))
+        yield wait()
+        yield take(Throttle(0.0))
+
+    result = simulate(Solo(twice), seed=0, max_steps=5)
+    assert [a["car"] for a in result.actions] == [(Throttle(1.0), Steer(0.5)), (), (Throttle(0.0),), (), ()]
+    assert take() == WAIT and repr(wait()) == "wait()" and repr(take(Throttle(1))) == "take(Throttle(value=1))"
+    # controls hold until changed: full throttle for two steps (4 m/s^2), then coasting
+    speeds = [round(state["car"]["speed"], 9) for state in result.trajectory]
+    assert speeds == [0.0, 0.4, 0.8, 0.8, 0.8, 0.8]
+    headings = [round(state["car"]["heading"], 9) for state in result.trajectory]
+    assert headings == [0.0, 0.025, 0.05, 0.075, 0.1, 0.125]
+
+
+def test_sub_behaviors_with_yield_from_and_their_invariants():
+    log = []
+
+    def note(label):
+        return lambda car: log.append((label, car.sim.step)) or True
+
+    @invariant(note("inner"))
+    def inner(car):
+        yield wait()
+        yield wait()
+        return "inner done"
+
+    @invariant(note("outer"))
+    def outer(car):
+        yield wait()
+        log.append((yield from inner(car)))
+        yield wait()
+
+    simulate(Solo(outer), seed=0, max_steps=6)
+    # outer: at start and when resumed outside inner; inner: at start and when resumed
+    assert log == [("outer", 0), ("outer", 1), ("inner", 1), ("inner", 2), ("inner", 3),
+                   "inner done", ("outer", 4)]
+
+
+def test_precondition_rejects_and_raise_guard_violations_raises():
+    @precondition(lambda car: car.speed > 5.0)
+    def fast_only(car):
+        yield wait()
+
+    with pytest.raises(TooManyRejections) as info:
+        simulate(Solo(fast_only), seed=0, max_steps=3, max_iterations=4)
+    assert len(info.value.reasons) == 4
+    assert "step 0, behavior of agent 'car': precondition" in info.value.reasons[0]
+    assert "of behavior 'fast_only' violated" in info.value.reasons[0]
+    with pytest.raises(GuardViolation, match="step 0, behavior of agent 'car': precondition"):
+        simulate(Solo(fast_only), seed=0, max_steps=3, raise_guard_violations=True)
+    assert simulate(Solo(fast_only, spec=Vehicle(speed=6.0)), seed=0, max_steps=3).rejections == 0
+
+
+def test_invariant_violated_when_resumed():
+    @invariant(lambda car: car.x < 0.5)
+    def speed_up(car):
+        while True:
+            yield take(Throttle(1.0))
+
+    with pytest.raises(GuardViolation, match=r"step 5, behavior of agent 'car': invariant <lambda> \(test_scenario"):
+        simulate(Solo(speed_up), seed=0, max_steps=10, raise_guard_violations=True)
+    with pytest.raises(TooManyRejections):
+        simulate(Solo(speed_up), seed=0, max_steps=10, max_iterations=2)
+
+
+def test_guards_decorate_generator_functions_only():
+    with pytest.raises(TypeError, match="generator function"):
+        invariant(lambda: True)(lambda car: None)
+
+
+def test_randomness_comes_from_the_runs_generator_only():
+    def jitter(car):
+        while True:
+            yield take(Throttle(car.rng.uniform(-1.0, 1.0)))
+
+    random.seed(1)
+    state = random.getstate()
+    first = simulate(Solo(jitter), seed=7, max_steps=20)
+    assert random.getstate() == state             # the global generator is untouched
+    random.seed(2)
+    assert simulate(Solo(jitter), seed=7, max_steps=20) == first
+    assert simulate(Solo(jitter), seed=8, max_steps=20) != first
+
+
+# -- modular scenarios -----------------------------------------------------------------
+
+
+def test_compose_runs_sub_scenarios_with_do():
+    log = []
+
+    class Sub(Scenario):
+        def setup(self, s):
+            s.add_agent("late", Vehicle(y=5.0), idle)
+            s.require_always(lambda: log.append(("sub always", s.sim.step)) or True)
+            s.terminate_after(0.2)
+
+    class Parent(Scenario):
+        def setup(self, s):
+            s.invariant(lambda: log.append(("parent invariant", s.sim.step)) or True)
+
+        def compose(self, s):
+            yield wait()
+            yield from s.do(Sub())
+            log.append(("after do", s.sim.step))
+            yield wait()
+
+    result = simulate(Parent(), seed=0, max_steps=20)
+    assert log == [("parent invariant", 0), ("parent invariant", 1), ("sub always", 1),
+                   ("sub always", 2), ("sub always", 3), ("after do", 4), ("parent invariant", 5)]
+    assert result.termination_type is TerminationType.SCENARIO_COMPLETE
+    assert result.termination_reason == "compose of scenario 'Parent' finished"
+    assert "late" not in result.trajectory[0] and "late" in result.trajectory[1]
+    assert [sorted(a) for a in result.actions] == [[]] + [["late"]] * 4
+
+
+def test_compose_require_and_terminate_and_terminate_when():
+    class Strict(Scenario):
+        def compose(self, s):
+            yield wait()
+            require(False, "compose says no")
+
+    with pytest.raises(TooManyRejections, match="step 1, compose of scenario 'Strict': compose says no"):
+        simulate(Strict(), seed=0, max_steps=5, max_iterations=1)
+
+    class Quits(Scenario):
+        def compose(self, s):
+            yield wait()
+            terminate("enough")
+
+    r = simulate(Quits(), seed=0, max_steps=5)
+    assert (r.termination_type, r.termination_reason, r.steps) == (
+        TerminationType.SCENARIO_COMPLETE, "compose of scenario 'Quits' terminated it: enough", 1)
+
+    def extra(s, car):
+        s.terminate_when(lambda: car.x > 1.0, name="past 1 m")
+
+    r = simulate(Solo(lambda car: (take(Throttle(1.0)) for _ in iter(int, 1)), extra), seed=0, max_steps=50)
+    assert r.termination_reason == "terminate_when past 1 m of scenario 'Solo' held"
+    assert r.trajectory[-1]["car"]["x"] > 1.0 >= r.trajectory[-2]["car"]["x"]
+
+
+# -- requirements, rejection and resampling ---------------------------------------------
+
+
+def coin_flip(s, car):
+    require(s.rng.random() < 0.3, "unlucky start")
+
+
+def test_rejected_attempts_resample_with_derived_seeds():
+    result = simulate(Solo(idle, coin_flip), seed=0, max_steps=4)
+    assert result.rejections >= 1
+    assert result.rejection_reasons == ("setup of scenario 'Solo': unlucky start",) * result.rejections
+    assert result.run_seed == derive_seed(0, result.rejections) != 0
+    replay = simulate(Solo(idle, coin_flip), seed=result.run_seed, max_steps=4)
+    assert (replay.rejections, replay.trajectory, replay.actions) == (0, result.trajectory, result.actions)
+    with pytest.raises(TooManyRejections, match="all 1 attempts of scenario 'Solo' were rejected"):
+        simulate(Solo(idle, coin_flip), seed=0, max_steps=4, max_iterations=1)
+
+
+def test_require_in_a_behavior_mid_run():
+    def flaky(car):
+        yield wait()
+        require(car.rng.random() < 0.5)
+        while True:
+            yield wait()
+
+    result = simulate(Solo(flaky), seed=0, max_steps=4)
+    assert result.rejections >= 1
+    assert result.rejection_reasons[0].startswith("step 1, behavior of agent 'car': require failed at test_scenario.py:")
+
+
+def test_require_always_and_require_eventually():
+    def always(s, car):
+        s.require_always(lambda: car.x < 0.3, name="x below 0.3")
+
+    def push(car):
+        while True:
+            yield take(Throttle(1.0))
+
+    with pytest.raises(TooManyRejections, match="step 4, require_always x below 0.3 of scenario 'Solo' violated"):
+        simulate(Solo(push, always), seed=0, max_steps=10, max_iterations=1)
+
+    def eventually(s, car):
+        s.require_eventually(lambda: car.speed > 1.0, name="fast")
+
+    with pytest.raises(TooManyRejections, match="step 2, require_eventually fast of scenario 'Solo' never held"):
+        simulate(Solo(push, eventually), seed=0, max_steps=2, max_iterations=1)
+    assert simulate(Solo(push, eventually), seed=0, max_steps=4).rejections == 0
+
+
+def test_monitors_require_and_terminate():
+    ran = []
+
+    def watchdog(sim, limit):
+        while True:
+            require(sim.step < 100)
+            if sim["car"].x > limit:
+                terminate(f"past {limit}")
+            yield wait()
+
+    def counter(sim):
+        while True:
+            ran.append(sim.step)
+            yield wait()
+
+    def extra(s, car):
+        s.monitor(watchdog, 0.5)
+        s.monitor(counter)
+
+    r = simulate(Solo(lambda car: (take(Throttle(1.0)) for _ in iter(int, 1)), extra), seed=0, max_steps=50)
+    assert (r.termination_type, r.termination_reason) == (
+        TerminationType.MONITOR, "monitor 'watchdog' terminated the simulation: past 0.5")
+    assert ran == list(range(r.steps + 1))      # the other monitor ran in the last step too
+
+
+def test_records_and_termination_condition():
+    def extra(s, car):
+        s.record("x", lambda: round(car.x, 6))
+        s.record_initial("speed0", lambda: car.speed)
+        s.record_final("speed", lambda: round(car.speed, 6))
+        s.terminate_simulation_when(lambda: s.sim.step == 3, name="three steps")
+
+    r = simulate(Solo(lambda car: (take(Throttle(0.5)) for _ in iter(int, 1)), extra), seed=0)
+    assert r.records == {"x": ((0, 0.0), (1, 0.02), (2, 0.06), (3, 0.12))}
+    assert (r.records_initial, r.records_final) == ({"speed0": 0.0}, {"speed": 0.6})
+    assert (r.termination_type, r.termination_reason) == (
+        TerminationType.TERMINATION_CONDITION, "terminate_simulation_when three steps held")
+
+
+def test_time_limit_in_seconds_and_behavior_termination():
+    r = simulate(Solo(idle), seed=0, time_limit=0.3)
+    assert (r.termination_type, r.steps, len(r.trajectory)) == (TerminationType.TIME_LIMIT, 3, 4)
+
+    def done(car):
+        yield wait()
+        terminate()
+
+    r = simulate(Solo(done), seed=0, max_steps=9)
+    assert (r.termination_type, r.termination_reason, r.steps) == (
+        TerminationType.BEHAVIOR, "agent 'car' terminated the simulation", 1)
+
+
+# -- bad input -------------------------------------------------------------------------
+
+
+def test_yielding_something_else_names_agent_step_and_value():
+    def forgot_take(car):
+        yield wait()
+        yield Throttle(1.0)
+
+    with pytest.raises(BehaviorError, match=r"forgot_take' of agent 'car' yielded Throttle\(value=1.0\) at step 1"):
+        simulate(Solo(forgot_take), seed=0, max_steps=5)
+
+    def not_a_generator(car):
+        return 3
+
+    with pytest.raises(BehaviorError, match="not_a_generator' of agent 'car' returned 3, not a generator"):
+        simulate(Solo(not_a_generator), seed=0, max_steps=5)
+
+    class ComposeActs(Scenario):
+        def compose(self, s):
+            yield take(Throttle(1.0))
+
+    with pytest.raises(BehaviorError, match=r"compose of scenario 'ComposeActs' yielded take\(Throttle"):
+        simulate(ComposeActs(), seed=0, max_steps=5)
+
+
+def test_an_action_the_simulator_rejects_names_agent_step_and_value():
+    def floor_it(car):
+        yield wait()
+        yield take(Steer(0.0), Throttle(2.0))
+
+    with pytest.raises(ActionRejected, match=r"action Throttle\(value=2.0\) of agent 'car' at step 1: "
+                                             r"Throttle.value must be a number in \[-1, 1\], got 2.0") as info:
+        simulate(Solo(floor_it), seed=0, max_steps=5)
+    assert isinstance(info.value.__cause__, InvalidAction)
+
+    def wrong_kind(car):
+        yield take("left")
+
+    with pytest.raises(ActionRejected, match="action 'left' of agent 'car' at step 0"):
+        simulate(Solo(wrong_kind), seed=0, max_steps=5)
+
+
+def test_a_time_step_that_is_not_whole_quanta():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    with pytest.raises(ValueError, match=r"scenario 'Solo': time step dt=0.015 is 1.5 quanta .* 1 .* and 2"):
+        ScenarioRunner(Solo(idle), clock, 0.015, seed=0)
+    assert clock.tick == 0
+
+
+def test_other_bad_arguments():
+    with pytest.raises(TypeError, match="seed must be an int"):
+        simulate(Solo(idle), seed="1", max_steps=1)
+    with pytest.raises(TypeError, match="Scenario instance"):
+        simulate(Solo, seed=1, max_steps=1)
+    with pytest.raises(ValueError, match="max_steps must be an int >= 0, got -1"):
+        simulate(Solo(idle), seed=1, max_steps=-1)
+    with pytest.raises(ValueError, match="time_limit must be a finite number"):
+        simulate(Solo(idle), seed=1, time_limit=float("nan"))
+    with pytest.raises(ValueError, match="agent names must be unique"):
+        simulate(Solo(idle, lambda s, car: s.add_agent("car", Vehicle())), seed=1, max_steps=1)
+    with pytest.raises(TypeError, match="Vehicle specs; 'car' got 3"):
+        simulate(Solo(idle, spec=3), seed=1, max_steps=1)
+    with pytest.raises(ValueError, match="Vehicle.speed must be >= 0"):
+        Vehicle(speed=-1.0)
+    with pytest.raises(AttributeError, match=r"agent 'car' has no property 'colour'; it has \['heading'"):
+        simulate(Solo(lambda car: (take() for _ in [car.colour])), seed=1, max_steps=1)
+    with pytest.raises(RuntimeError, match="terminate\\(\\) was called outside"):
+        simulate(Solo(idle, lambda s, car: s.record("x", terminate)), seed=1, max_steps=1)
+
+
+def test_point_mass_simulator_alone():
+    sim = PointMassSimulator()
+    car = sim.create_object("car", Vehicle(speed=1.0, heading=0.0))
+    sim.apply_action(car, Throttle(-1.0))
+    sim.step(0.1)
+    assert sim.get_properties(car) == {"x": pytest.approx(0.02), "y": 0.0, "heading": 0.0,
+                                       "speed": pytest.approx(0.2)}
+    sim.step(0.1)
+    assert sim.get_properties(car)["speed"] == 0.0          # braking stops; it never reverses
+    with pytest.raises(InvalidAction):
+        sim.apply_action(car, Steer(float("nan")))
