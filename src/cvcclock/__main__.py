@@ -6,7 +6,7 @@ import sys
 from cvcclock import __version__
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     """Run the ``cvcclock`` command.
 
     Parameters

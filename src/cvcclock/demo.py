@@ -13,6 +13,7 @@ import hashlib
 import random
 import sys
 from collections.abc import Callable
+from typing import TextIO
 
 from cvcclock import ClockConfig, ClockFollower, Mode, WorldClock
 
@@ -20,14 +21,17 @@ FIXED_DT = 0.01
 TICKS = 600
 FRAME = 1.0 / 60.0
 
+State = tuple[float, float]
+Trajectory = list[tuple[int, State]]
+
 
 class Spring:
     """A damped spring, semi-implicit Euler."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.x, self.v = 1.0, 0.0
 
-    def step(self, dt):
+    def step(self, dt: float) -> State:
         self.v += (-40.0 * self.x - 0.8 * self.v) * dt
         self.x += self.v * dt
         return (self.x, self.v)
@@ -36,10 +40,10 @@ class Spring:
 class Ball:
     """A ball bouncing on the floor with restitution 0.8, semi-implicit Euler."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.y, self.v = 2.0, 0.0
 
-    def step(self, dt):
+    def step(self, dt: float) -> State:
         self.v -= 9.81 * dt
         self.y += self.v * dt
         if self.y < 0.0:
@@ -68,15 +72,15 @@ class ModeResult:
     dropped: int
     realized_scale: float
     checked: bool
-    trajectories: tuple = dataclasses.field(repr=False)
+    trajectories: tuple[Trajectory, ...] = dataclasses.field(repr=False)
 
     @property
-    def hashes(self):
+    def hashes(self) -> tuple[str, ...]:
         """A short sha256 of each follower's trajectory."""
         return tuple(hashlib.sha256(repr(t).encode()).hexdigest()[:12] for t in self.trajectories)
 
 
-def pacings():
+def pacings() -> list[Pacing]:
     """The pacing modes, with fresh seeded state so every call drives the same frames."""
     rng = random.Random(20240601)
     return [
@@ -93,12 +97,12 @@ def pacings():
     ]
 
 
-def run_pacing(pacing):
+def run_pacing(pacing: Pacing) -> ModeResult:
     """Drive both followers through 600 ticks under ``pacing``; return a ``ModeResult``."""
     clock = WorldClock(ClockConfig(fixed_dt=FIXED_DT, scale=pacing.scale,
                                    cap_scales_with_rate=True, lockstep_steps=3))
     clock.mode = pacing.mode
-    sims = [(ClockFollower.for_step(clock, 0.06), Spring(), []),
+    sims: list[tuple[ClockFollower, Spring | Ball, Trajectory]] = [(ClockFollower.for_step(clock, 0.06), Spring(), []),
             (ClockFollower.for_step(clock, FIXED_DT), Ball(), [])]
     frames = 0
     while clock.tick < TICKS:
@@ -115,12 +119,12 @@ def run_pacing(pacing):
         trajectories=tuple([e for e in tr if e[0] <= TICKS] for _, _, tr in sims))
 
 
-def run_all():
+def run_all() -> list[ModeResult]:
     """Run every pacing mode; return the list of ``ModeResult``."""
     return [run_pacing(p) for p in pacings()]
 
 
-def contract_violations(results):
+def contract_violations(results: list[ModeResult]) -> list[str]:
     """The checked modes that did not reach tick 600 or differ from the first checked mode."""
     checked = [r for r in results if r.checked]
     return [r.name for r in checked
@@ -128,7 +132,7 @@ def contract_violations(results):
             or r.trajectories != checked[0].trajectories]
 
 
-def run_demo(out=None):
+def run_demo(out: TextIO | None = None) -> bool:
     """Run every pacing mode and print the table and the verdict.
 
     Parameters
@@ -143,7 +147,7 @@ def run_demo(out=None):
     """
     out = sys.stdout if out is None else out
     results = run_all()
-    rows = [("mode", "frames", "ticks", "dropped", "realized", "spring 0.06 s", "ball 0.01 s")]
+    rows: list[tuple[str, ...]] = [("mode", "frames", "ticks", "dropped", "realized", "spring 0.06 s", "ball 0.01 s")]
     for r in results:
         speed = f"{r.realized_scale:.2f}x" if r.realized_scale else "-"
         name = r.name if r.checked else r.name + " *"
