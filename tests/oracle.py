@@ -302,5 +302,10 @@ class ModelFollower:
         self.last_tick = clock.tick
         return n
 
+    def take_due(self, clock: ModelClock) -> range:
+        n = self.take(clock)
+        last = clock.tick // self.period * self.period
+        return range(last - (n - 1) * self.period, last + 1, self.period) if n else range(0)
+
     def alpha(self, tick: int, clock_alpha: float) -> float:
         return ((tick % self.period) + clock_alpha) / self.period

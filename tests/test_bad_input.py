@@ -8,9 +8,29 @@ from cvcclock import ClockConfig, ClockFollower, Mode, WorldClock
 
 
 def observable(clock):
-    """Everything a user can read off a clock, its config included."""
+    """Everything a user can read off a clock, its config and its timers included."""
     return (clock.tick, clock.t, clock.alpha, clock.total_dropped, clock.frame,
-            clock.realized_scale, clock.mode, clock.config, clock.discontinuities)
+            clock.realized_scale, clock.mode, clock.config, clock.discontinuities,
+            clock.next_due_tick, [(t.next_tick, t.fired, t.active) for t in clock.test_timers])
+
+
+class Observed:
+    """A clock with a repeating timer and a paused one-shot on it, remembered for ``observable``."""
+
+    def __init__(self, clock):
+        self._clock = clock
+        self.test_timers = [clock.every_ticks(7, lambda tick: None),
+                            clock.after_ticks(20, lambda tick: None)]
+        self.test_timers[1].pause()
+
+    def __getattr__(self, name):
+        return getattr(self._clock, name)
+
+    def __setattr__(self, name, value):
+        if name in ("_clock", "test_timers"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._clock, name, value)
 
 
 @pytest.fixture
@@ -19,7 +39,7 @@ def clock():
     c = WorldClock(ClockConfig(fixed_dt=0.01, max_steps_per_advance=3))
     c.advance(0.1)
     c.advance(0.015)
-    return c
+    return Observed(c)
 
 
 BAD_CALLS = [
@@ -52,7 +72,7 @@ def test_bad_calls_name_argument_and_value_and_change_nothing(clock, method, arg
 
 
 def test_live_advance_too_wide_to_count_is_refused_and_changes_nothing():
-    clock = WorldClock(ClockConfig(fixed_dt=1e-6))
+    clock = Observed(WorldClock(ClockConfig(fixed_dt=1e-6)))
     before = observable(clock)
     with pytest.raises(ValueError, match="wall_dt=1e\\+300"):
         clock.advance(1e300)
@@ -122,7 +142,7 @@ def test_bad_follower_arguments(k, start, error):
 def test_for_step_with_a_fractional_step_leaves_clock_alone(clock):
     before = observable(clock)
     with pytest.raises(ValueError, match="quanta"):
-        ClockFollower.for_step(clock, 0.015)
+        ClockFollower.for_step(clock._clock, 0.015)
     assert observable(clock) == before
 
 

@@ -36,7 +36,15 @@ operations = st.one_of(
     st.tuples(st.just("take"), st.none()),
     st.tuples(st.just("every_ticks"), st.tuples(st.integers(1, 40), st.sampled_from(["each", "coalesce"]),
                                                 st.integers(0, 6))),
-    st.tuples(st.just("every"), st.sampled_from(STEP_MULTIPLES)),
+    st.tuples(st.just("every"), st.tuples(st.sampled_from(STEP_MULTIPLES),
+                                          st.sampled_from(["each", "coalesce"]))),
+    st.tuples(st.just("after"), st.sampled_from(STEP_MULTIPLES)),
+    st.tuples(st.just("acting"), st.tuples(st.integers(1, 30), st.one_of(
+        st.tuples(st.sampled_from(["cancel", "pause", "resume"]), st.integers(0, 20)),
+        st.tuples(st.just("after_ticks"), st.integers(1, 30)),
+        st.tuples(st.just("mode"), st.sampled_from(list(Mode))),
+        st.tuples(st.just("scale"), st.sampled_from([0.0, 0.5, 2.0]))))),
+    st.tuples(st.just("take_due"), st.none()),
     st.tuples(st.just("after_ticks"), st.tuples(st.integers(1, 80), st.integers(0, 1))),
     st.tuples(st.just("cancel"), st.integers(0, 20)),
     st.tuples(st.just("pause"), st.integers(0, 20)),
@@ -76,6 +84,21 @@ class Run:
         except Boom as exc:
             return ("raised", exc.args)
 
+    def acting(self, name, action):
+        """A callback that logs, then changes the clock or its timers from inside the advance."""
+        verb, value = action
+
+        def cb(tick):
+            self.log.append((name, tick, self.clock.tick))
+            if verb in ("cancel", "pause", "resume"):
+                getattr(self.timers[value % len(self.timers)], verb)()
+            elif verb == "after_ticks":
+                self.timers.append(self.clock.after_ticks(value, self.callback(len(self.timers), 0)))
+            else:
+                setattr(self.clock, verb, value)
+
+        return cb
+
     def _apply(self, op, arg):
         clock, impl = self.clock, self.impl
         if op == "configure":
@@ -104,8 +127,17 @@ class Run:
             cb = self.callback(len(self.timers), raise_on)
             self.timers.append(clock.every_ticks(k, cb, catch_up=catch_up))
         elif op == "every":
+            multiple, catch_up = arg
             cb = self.callback(len(self.timers), 0)
-            self.timers.append(clock.every(arg * clock.fixed_dt, cb))
+            self.timers.append(clock.every(multiple * clock.fixed_dt, cb, catch_up=catch_up))
+        elif op == "after":
+            cb = self.callback(len(self.timers), 0)
+            self.timers.append(clock.after(arg * clock.fixed_dt, cb))
+        elif op == "acting":
+            k, action = arg
+            self.timers.append(clock.every_ticks(k, self.acting(len(self.timers), action)))
+        elif op == "take_due":
+            return [list(f.take_due(clock)) for f in self.followers]
         elif op == "after_ticks":
             k, raise_on = arg
             self.timers.append(clock.after_ticks(k, self.callback(len(self.timers), raise_on)))

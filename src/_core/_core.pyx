@@ -6,7 +6,7 @@ its cdef classes are declared in cvcclock/_core.pxd (the package path Cython loo
 """
 
 from libc.stdint cimport int64_t
-from libc.math cimport ceil, fabs, floor, fmin, isfinite
+from libc.math cimport INFINITY, ceil, fabs, floor, fmin, isfinite
 
 include "config.pxi"
 include "result.pxi"

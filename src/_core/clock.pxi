@@ -33,9 +33,14 @@ cdef class WorldClock:
         self._cond = threading.Condition(threading.Lock())
         self._heap = []
         self._paused_timers = set()
+        self._presenters = {}
+        # The default configuration, so that even an instance made with __new__ is sane.
+        self._fixed_dt = 1.0 / 120.0
+        self._scale = 1.0
+        self._max_steps = 8
+        self._lockstep_steps = 1
 
     def __init__(self, config=None):
-        self._mode = MODE_LIVE
         self.configure(ClockConfig() if config is None else config)
 
     # -- configuration -------------------------------------------------------------------
@@ -89,7 +94,7 @@ cdef class WorldClock:
 
     @scale.setter
     def scale(self, value):
-        self._scale = _as_seconds(value, "scale", 0.0)
+        self._scale = _as_scale(value)
 
     @property
     def max_steps_per_advance(self):
@@ -98,7 +103,7 @@ cdef class WorldClock:
 
     @max_steps_per_advance.setter
     def max_steps_per_advance(self, value):
-        self._max_steps = _as_count(value, "max_steps_per_advance", 1)
+        self._max_steps = _as_count(value, "max_steps_per_advance", 1, MAX_STEPS_PER_CALL)
 
     @property
     def lockstep_steps(self):
@@ -107,7 +112,7 @@ cdef class WorldClock:
 
     @lockstep_steps.setter
     def lockstep_steps(self, value):
-        self._lockstep_steps = _as_count(value, "lockstep_steps", 1)
+        self._lockstep_steps = _as_count(value, "lockstep_steps", 1, MAX_STEPS_PER_CALL)
 
     @property
     def mode(self):
@@ -191,9 +196,11 @@ cdef class WorldClock:
         int or None
             The new tick, or None on timeout.
         """
-        cdef int64_t seen = _as_count(tick, "tick", -(2 ** 62))
+        cdef int64_t seen = _as_count(tick, "tick", -MAX_COUNT)
         if timeout is not None:
             timeout = _as_seconds(timeout, "timeout", 0.0)
+            if timeout > threading.TIMEOUT_MAX:
+                timeout = None   # longer than the platform can wait: for ever
         if self._tick != seen:
             return self._tick
         with self._cond:
@@ -214,7 +221,7 @@ cdef class WorldClock:
     # -- advancing -------------------------------------------------------------------------
 
     cdef int _check_can_advance(self) except -1:
-        if self._presenting:
+        if self._presenting and threading.get_ident() in self._presenters:
             raise RuntimeError("the clock cannot advance inside presenting(): "
                                "presentation costs zero world time")
         if self._running:
@@ -228,6 +235,13 @@ cdef class WorldClock:
         r.dropped = dropped
         r.alpha = self._alpha
         return r
+
+    cdef int _grant(self, int64_t n, str call) except -1:
+        """Owe n more quanta, refusing any that would take the tick past 2**62."""
+        if n > MAX_COUNT - self._tick - self._owed:
+            raise ValueError(f"{call} would take the tick past 2**62 (tick {self._tick})")
+        self._owed += n
+        return 0
 
     cdef int _run_granted(self) except -1:
         """Run the quanta granted (``_owed``): this call's and any an earlier call left.
@@ -275,7 +289,7 @@ cdef class WorldClock:
         -------
         StepResult
         """
-        cdef double d, q, b
+        cdef double d, q, b = self._bank
         cdef int64_t whole, cap, steps = 0, dropped = 0, first
         if type(wall_dt) is float:
             d = wall_dt
@@ -289,25 +303,29 @@ cdef class WorldClock:
             if q > MAX_QUANTA:
                 raise ValueError(f"wall_dt={wall_dt!r} at scale {self._scale!r} spans more "
                                  f"than 2**52 quanta of {self._fixed_dt!r} s")
-            b = self._bank + q
+            b = b + q
             # b >= 0 and < 2**53, so truncating to int64 is floor: one instruction, no libm.
             whole = <int64_t>(b + 0.5)
             if fabs(b - <double>whole) <= BANK_SNAP:
                 b = <double>whole
             whole = <int64_t>b
-            self._bank = b - <double>whole
-            self._alpha = self._bank
+            b = b - <double>whole
             cap = self._max_steps
             if self._cap_scales and self._scale > 1.0:
                 cap = <int64_t>fmin(<double>self._max_steps * ceil(self._scale), MAX_QUANTA)
             if whole > cap:
                 steps = cap
                 dropped = whole - cap
-                self._total_dropped += dropped
             else:
                 steps = whole
         elif self._mode == MODE_LOCKSTEP:
             steps = self._lockstep_steps
+        self._grant(steps, "advance")   # the only check that can fail after validation
+        if self._mode == MODE_LIVE:
+            self._bank = b
+            self._alpha = b
+            # Saturates rather than wrapping: past 2**62 it reads "at least that many".
+            self._total_dropped = min(self._total_dropped + dropped, MAX_COUNT)
         self._frame += 1
         self._window_wall += d
         self._window_ticks += steps
@@ -317,7 +335,6 @@ cdef class WorldClock:
             self._window_wall = 0.0
             self._window_ticks = 0
         first = self._tick
-        self._owed += steps
         self._run_granted()
         return self._result(first, self._tick - first, dropped)
 
@@ -331,7 +348,7 @@ cdef class WorldClock:
         cdef int64_t count = _as_count(n, "n", 0)
         self._check_can_advance()
         cdef int64_t first = self._tick
-        self._owed += count
+        self._grant(count, f"advance_ticks(n={n!r})")
         self._run_granted()
         return self._result(first, self._tick - first, 0)
 
@@ -344,7 +361,7 @@ cdef class WorldClock:
         """
         self._check_can_advance()
         cdef int64_t first = self._tick
-        self._owed += 1
+        self._grant(1, "step_once()")
         self._run_granted()
         return self._result(first, self._tick - first, 0)
 
@@ -388,22 +405,22 @@ cdef class WorldClock:
         Timer
         """
         cdef int64_t k = _whole_quanta(interval, self._fixed_dt, "interval")
-        return _make_timer(self, k, k, callback, catch_up)
+        return _make_timer(self, k, k, callback, catch_up, "interval")
 
     def after(self, delay, callback):
         """Call ``callback(tick)`` once, ``delay`` world seconds (whole quanta) from now."""
         cdef int64_t k = _whole_quanta(delay, self._fixed_dt, "delay")
-        return _make_timer(self, 0, k, callback, "each")
+        return _make_timer(self, 0, k, callback, "each", "delay")
 
     def every_ticks(self, k, callback, *, catch_up="each"):
         """Call ``callback`` every ``k`` quanta; see ``every``."""
         cdef int64_t period = _as_count(k, "k", 1)
-        return _make_timer(self, period, period, callback, catch_up)
+        return _make_timer(self, period, period, callback, catch_up, "k")
 
     def after_ticks(self, k, callback):
         """Call ``callback(tick)`` once, ``k`` quanta from now."""
         cdef int64_t delay = _as_count(k, "k", 1)
-        return _make_timer(self, 0, delay, callback, "each")
+        return _make_timer(self, 0, delay, callback, "each", "k")
 
     @property
     def next_due_tick(self):

@@ -33,8 +33,13 @@ cdef enum:
 
 # Quanta beyond this in one call cannot be counted exactly in a double.
 cdef double MAX_QUANTA = 2.0 ** 52
-# Tick counts are int64; this bound leaves room to add two of them without overflow.
+# Ticks, counts and due ticks stay at or below this, so int64 sums of two never overflow.
 cdef int64_t MAX_COUNT = 2 ** 62
+# Bounds that keep one call's quanta countable: a live advance spans at most
+# wall_dt * MAX_SCALE / MIN_FIXED_DT quanta, and per-call step counts stay small.
+cdef double MIN_FIXED_DT = 1e-6
+cdef double MAX_SCALE = 1e6
+cdef int64_t MAX_STEPS_PER_CALL = 2 ** 32
 
 
 cdef int _mode_index(object mode) except -1:
@@ -49,8 +54,9 @@ cdef int _mode_index(object mode) except -1:
     raise TypeError(f"mode must be a Mode or one of {_MODE_NAMES}, got {mode!r}")
 
 
-cdef double _as_seconds(object value, str name, double minimum) except? -1.0:
-    """A finite real number >= minimum, or an error naming ``name`` and the value."""
+cdef double _as_seconds(object value, str name, double minimum,
+                        double maximum=INFINITY) except? -1.0:
+    """A finite real number in [minimum, maximum], or an error naming ``name`` and the value."""
     cdef double d
     if type(value) is float:
         d = value
@@ -58,14 +64,17 @@ cdef double _as_seconds(object value, str name, double minimum) except? -1.0:
         raise TypeError(f"{name} must be a real number, got {value!r}")
     else:
         d = float(value)
-    if not isfinite(d) or d < minimum:
+    if not isfinite(d) or d < minimum or d > maximum:
         bound = "non-negative" if minimum == 0.0 else f">= {minimum!r}"
+        if maximum != INFINITY:
+            bound += f" and <= {maximum!r}"
         raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
     return d
 
 
-cdef int64_t _as_count(object value, str name, int64_t minimum) except? -1:
-    """An int (not a bool) >= minimum, or an error naming ``name`` and the value."""
+cdef int64_t _as_count(object value, str name, int64_t minimum,
+                       int64_t maximum=MAX_COUNT) except? -1:
+    """An int (not a bool) in [minimum, maximum], or an error naming ``name`` and the value."""
     cdef int64_t n
     cdef int overflow = 0
     if type(value) is int:   # the hot path: no Python-level calls or comparisons
@@ -84,7 +93,13 @@ cdef int64_t _as_count(object value, str name, int64_t minimum) except? -1:
         n = index
     if n < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    if n > maximum:
+        raise ValueError(f"{name} must be <= {maximum}, got {value!r}")
     return n
+
+
+cdef double _as_scale(object value) except? -1.0:
+    return _as_seconds(value, "scale", 0.0, MAX_SCALE)
 
 
 cdef class ClockConfig:
@@ -95,24 +110,30 @@ cdef class ClockConfig:
     fixed_dt : float
         The quantum in seconds; finite and at least 1e-6.
     scale : float
-        World seconds per wall second; 0 pauses.
+        World seconds per wall second; 0 pauses; at most 1e6.
     max_steps_per_advance : int
-        The stall guard: at most this many quanta per ``advance``; at least 1.
+        The stall guard: at most this many quanta per ``advance``; 1 to 2**32.
     cap_scales_with_rate : bool
         For ``scale > 1`` the cap becomes ``max_steps_per_advance * ceil(scale)``.
     lockstep_steps : int
-        Quanta per ``advance`` in lockstep mode; at least 1.
+        Quanta per ``advance`` in lockstep mode; 1 to 2**32.
     """
 
     def __init__(self, *, fixed_dt=1.0 / 120.0, scale=1.0, max_steps_per_advance=8,
                  cap_scales_with_rate=False, lockstep_steps=1):
-        self.fixed_dt = _as_seconds(fixed_dt, "fixed_dt", 1e-6)
-        self.scale = _as_seconds(scale, "scale", 0.0)
-        self.max_steps_per_advance = _as_count(max_steps_per_advance, "max_steps_per_advance", 1)
+        if self._frozen:
+            raise TypeError("ClockConfig is immutable; use replace()")
+        # Validate everything before assigning anything: a failed call changes nothing.
+        cdef double dt = _as_seconds(fixed_dt, "fixed_dt", MIN_FIXED_DT)
+        cdef double s = _as_scale(scale)
+        cdef int64_t cap = _as_count(max_steps_per_advance, "max_steps_per_advance", 1,
+                                     MAX_STEPS_PER_CALL)
         if not isinstance(cap_scales_with_rate, bool):
             raise TypeError(f"cap_scales_with_rate must be a bool, got {cap_scales_with_rate!r}")
-        self.cap_scales_with_rate = cap_scales_with_rate
-        self.lockstep_steps = _as_count(lockstep_steps, "lockstep_steps", 1)
+        cdef int64_t lockstep = _as_count(lockstep_steps, "lockstep_steps", 1, MAX_STEPS_PER_CALL)
+        self.fixed_dt, self.scale, self.max_steps_per_advance = dt, s, cap
+        self.cap_scales_with_rate, self.lockstep_steps = cap_scales_with_rate, lockstep
+        self._frozen = True
 
     def replace(self, **changes):
         """Return a copy with the given fields changed (validated as in the constructor)."""

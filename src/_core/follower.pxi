@@ -31,11 +31,12 @@ def ticks_per_step(dt, fixed_dt):
 cdef int64_t _whole_quanta(object dt, object fixed_dt, str name) except -1:
     """ticks_per_step, with errors naming the caller's argument (``interval``, ``delay``)."""
     cdef double step = _as_seconds(dt, name, 0.0)
-    cdef double quantum = _as_seconds(fixed_dt, "fixed_dt", 0.0)
-    if quantum == 0.0:
-        raise ValueError(f"fixed_dt must be > 0, got {fixed_dt!r}")
+    cdef double quantum = _as_seconds(fixed_dt, "fixed_dt", MIN_FIXED_DT)
     cdef double ratio = step / quantum
     cdef double k = floor(ratio + 0.5)
+    if ratio > <double>MAX_COUNT:
+        raise ValueError(f"{name}={dt!r} is {ratio:.6g} quanta of fixed_dt={fixed_dt!r}, "
+                         f"more than 2**62")
     if k >= 1.0 and fabs(ratio - k) <= WHOLE_QUANTA_RTOL * ratio:
         return <int64_t>k
     lo = max(1, <int64_t>floor(ratio))
@@ -59,10 +60,14 @@ cdef class ClockFollower:
         The follower owes the steps due after this tick.
     """
 
-    def __init__(self, k, start_tick=0):
-        self.period = _as_count(k, "k", 1)
-        self._last_tick = _as_count(start_tick, "start_tick", 0)
+    def __cinit__(self):
+        self.period = 1                # never 0, even for an instance made with __new__
         self._discontinuities = -1     # adopt the clock's count at the first take
+
+    def __init__(self, k, start_tick=0):
+        cdef int64_t period = _as_count(k, "k", 1)
+        self._last_tick = _as_count(start_tick, "start_tick", 0)
+        self.period = period
 
     @staticmethod
     def for_step(WorldClock clock not None, dt):
@@ -87,6 +92,18 @@ cdef class ClockFollower:
         After the clock was configured or sought, returns 0 once and resynchronises to the
         clock's current tick.
         """
+        return self._take(clock)
+
+    def take_due(self, WorldClock clock not None):
+        """Like ``take``, but the due ticks themselves: a ``range`` of multiples of ``k``.
+
+        For a follower that needs the tick each step fell due at (to stamp its output).
+        """
+        cdef int64_t n = self._take(clock)
+        cdef int64_t last = clock._tick // self.period * self.period
+        return range(last - (n - 1) * self.period, last + 1, self.period) if n else range(0)
+
+    cdef int64_t _take(self, WorldClock clock):
         cdef int64_t tick = clock._tick
         cdef int64_t n
         if self._discontinuities != clock._discontinuities:
@@ -101,10 +118,11 @@ cdef class ClockFollower:
         self._last_tick = tick
         return n
 
-    def alpha(self, tick, double clock_alpha):
+    def alpha(self, tick, clock_alpha):
         """The fraction into this follower's own step: ``((tick % k) + clock_alpha) / k``."""
         cdef int64_t t = _as_count(tick, "tick", 0)
-        return ((t % self.period) + clock_alpha) / self.period
+        cdef double a = _as_seconds(clock_alpha, "clock_alpha", 0.0)
+        return ((t % self.period) + a) / self.period
 
     def __repr__(self):
         return f"ClockFollower(k={self.period}, last_tick={self._last_tick})"

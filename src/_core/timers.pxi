@@ -26,6 +26,9 @@ cdef class Timer:
         How many times the callback has been called.
     """
 
+    def __cinit__(self):
+        self._state = TIMER_ENDED    # an instance made with __new__ is inert
+
     def __init__(self):
         raise TypeError("make timers with WorldClock.every, after, every_ticks or after_ticks")
 
@@ -60,6 +63,8 @@ cdef class Timer:
 
     def cancel(self):
         """Stop it for good; a cancelled timer never fires again. Cancelling twice is harmless."""
+        if self._state == TIMER_ENDED:
+            return
         if self._state == TIMER_SCHEDULED:
             _unschedule(self._clock, self)
         self._clock._paused_timers.discard(self)
@@ -92,25 +97,32 @@ cdef class Timer:
 
 
 cdef int64_t _next_on_grid(Timer timer, int64_t after):
-    """The first tick of the timer's grid (anchor + m * period, m >= 1) later than ``after``."""
-    if after < timer._anchor:
-        return timer._anchor + timer._period
-    return timer._anchor + ((after - timer._anchor) // timer._period + 1) * timer._period
+    """The first tick of the timer's grid (anchor + m * period, m >= 1) later than ``after``;
+    -1 if that lies past 2**62, where no tick can reach."""
+    cdef int64_t m = 1
+    if after >= timer._anchor:
+        m = (after - timer._anchor) // timer._period + 1
+    if m > (MAX_COUNT - timer._anchor) // timer._period:
+        return -1
+    return timer._anchor + m * timer._period
 
 
 cdef int64_t _resume_tick(Timer timer, int64_t now):
-    """Where a paused timer lands if resumed at ``now``; -1 for a one-shot whose tick passed."""
+    """Where a paused timer lands if resumed at ``now``; -1 if nowhere (a one-shot whose
+    tick passed, or a grid past 2**62)."""
     if timer._period:
         return _next_on_grid(timer, now)
     return timer._due if timer._due > now else -1
 
 
 cdef Timer _make_timer(WorldClock clock, int64_t period, int64_t delay, object callback,
-                       object catch_up):
+                       object catch_up, str name):
     if not callable(callback):
         raise TypeError(f"callback must be callable, got {callback!r}")
     if catch_up not in _CATCH_UPS:
         raise ValueError(f"catch_up must be 'each' or 'coalesce', got {catch_up!r}")
+    if delay > MAX_COUNT - clock._tick:
+        raise ValueError(f"{name} of {delay} quanta from tick {clock._tick} falls past 2**62")
     cdef Timer timer = Timer.__new__(Timer)
     timer._clock = clock
     timer.callback = callback
@@ -175,10 +187,10 @@ cdef int _fire(WorldClock clock, Timer timer, int64_t due, int64_t target) excep
                 _schedule(clock, timer, due + (count - 1) * timer._period)
                 return 0
     timer.fired += 1
-    if timer._period:
+    if timer._period and timer._period <= MAX_COUNT - due:
         _schedule(clock, timer, due + timer._period)
     else:
-        timer._state = TIMER_ENDED
+        timer._state = TIMER_ENDED   # a one-shot, or a grid whose next tick no tick reaches
     clock._running = True
     try:
         if timer._coalesce:
@@ -197,14 +209,14 @@ cdef int _realign_timers(WorldClock clock) except -1:
     cdef list live = [<Timer>(<tuple>e)[3] for e in clock._heap if _entry_is_live(e)]
     clock._heap = []
     clock._stale = 0
+    cdef int64_t due
     for timer in live:
         timer._pending = 0
-        if timer._period:
-            _schedule(clock, timer, _next_on_grid(timer, clock._tick))
-        elif timer._due > clock._tick:
-            _schedule(clock, timer, timer._due)
-        else:
+        due = _resume_tick(timer, clock._tick)
+        if due < 0:
             timer._state = TIMER_ENDED
+        else:
+            _schedule(clock, timer, due)
     return 0
 
 
@@ -223,12 +235,26 @@ cdef int _end_all_timers(WorldClock clock) except -1:
 
 cdef class Presentation:
     """The context ``WorldClock.presenting()`` returns: render code inside it costs zero world
-    time, and any advancing call inside it raises."""
+    time, and any advancing call made inside it, on the thread that entered it, raises.
+    Other threads (a driver beside a render thread) are not affected."""
 
     def __enter__(self):
+        if self._thread is not None:
+            raise RuntimeError("this presenting() context is already entered")
+        self._thread = threading.get_ident()
+        presenters = self._clock._presenters
+        presenters[self._thread] = presenters.get(self._thread, 0) + 1
         self._clock._presenting += 1
         return self._clock
 
     def __exit__(self, exc_type, exc, tb):
+        # Only the thread that entered leaves, and only once.
+        if self._thread is None or self._thread != threading.get_ident():
+            raise RuntimeError("presenting() exited without being entered on this thread")
+        presenters = self._clock._presenters
+        depth = presenters.pop(self._thread) - 1
+        if depth:
+            presenters[self._thread] = depth
         self._clock._presenting -= 1
+        self._thread = None
         return False

@@ -194,6 +194,8 @@ class ClockFollower:
         """A follower stepping every ``dt`` seconds, from the clock's current tick."""
     def take(self, clock: WorldClock) -> int:
         """The number of steps that fell due since the last take."""
+    def take_due(self, clock: WorldClock) -> range:
+        """Like ``take``, but the ticks the steps fell due at."""
     def alpha(self, tick: SupportsIndex, clock_alpha: float) -> float:
         """The fraction into this follower's own step."""
 

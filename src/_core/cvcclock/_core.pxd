@@ -6,6 +6,7 @@ cdef class WorldClock
 
 
 cdef class ClockConfig:
+    cdef bint _frozen
     cdef readonly double fixed_dt
     cdef readonly double scale
     cdef readonly int64_t max_steps_per_advance
@@ -60,7 +61,8 @@ cdef class WorldClock:
     cdef object _cond
     cdef int _waiters
     # reentrancy guards
-    cdef int _presenting
+    cdef int _presenting         # threads inside presenting(), summed over _presenters
+    cdef dict _presenters        # thread ident -> depth of presenting() on that thread
     cdef bint _running
     # timers: a binary heap of (due tick, creation order, generation, Timer) entries
     cdef list _heap
@@ -70,6 +72,7 @@ cdef class WorldClock:
 
     cdef int _check_can_advance(self) except -1
     cdef int _set_mode(self, int mode) except -1
+    cdef int _grant(self, int64_t n, str call) except -1
     cdef int _run_granted(self) except -1
     cdef int _notify(self) except -1
     cdef StepResult _result(self, int64_t first, int64_t steps, int64_t dropped)
@@ -77,9 +80,12 @@ cdef class WorldClock:
 
 cdef class Presentation:
     cdef WorldClock _clock
+    cdef object _thread         # the ident of the thread that entered it; None until then
 
 
 cdef class ClockFollower:
     cdef readonly int64_t period
     cdef int64_t _last_tick
     cdef int64_t _discontinuities
+
+    cdef int64_t _take(self, WorldClock clock)
