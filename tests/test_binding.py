@@ -161,12 +161,55 @@ def test_unset_controls_are_seeded_from_the_clock_and_telemetry_is_published():
                     "sim.fixed_dt": 0.01, "sim.realized_speed": 0.0, "sim.dropped": 0}
 
 
-def test_a_paused_clock_seeds_paused_true():
-    clock = WorldClock()
+def test_a_paused_clock_seeds_paused_true_and_unpausing_resumes_it():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
     clock.mode = "paused"
     tree = {}
-    WorldClockBinding(tree, clock)
-    assert tree["sim.paused"] is True and tree["sim.mode"] == "paused"
+    binding = WorldClockBinding(tree, clock)
+    assert tree["sim.paused"] is True and tree["sim.mode"] == "live"   # the paused lane holds it
+    assert binding.drive(0.02).steps == 0 and clock.mode is Mode.PAUSED
+    tree["sim.paused"] = False
+    binding.drive(0.02)
+    assert clock.mode is Mode.LIVE and clock.tick == 2 and binding.ignored == 0
+
+
+def test_a_paused_clock_without_a_paused_lane_seeds_the_mode_key_paused():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    clock.mode = "paused"
+    keys = WorldClockKeys.under("sim")
+    keys.paused = None
+    tree = {}
+    binding = WorldClockBinding(tree, clock, keys)
+    assert tree["sim.mode"] == "paused"
+    tree["sim.mode"] = "live"            # the mode key carries the pause, and lifts it
+    binding.drive(0.02)
+    assert clock.mode is Mode.LIVE and clock.tick == 2
+
+
+def test_a_paused_key_reseeded_during_speed_zero_does_not_keep_the_clock_paused():
+    tree, clock, binding = make()
+    tree["sim.speed"] = 0
+    binding.drive(0.0)
+    assert clock.mode is Mode.PAUSED
+    del tree["sim.paused"]
+    binding.drive(0.0)
+    assert tree["sim.paused"] is False   # speed 0 is not a paused control
+    tree["sim.speed"] = 1.0
+    binding.drive(0.02)
+    assert clock.mode is Mode.LIVE and clock.tick == 2
+
+
+def test_a_mode_key_reseeded_while_paused_does_not_keep_the_clock_paused():
+    tree, clock, binding = make()
+    tree["sim.mode"] = "lockstep"
+    tree["sim.paused"] = True
+    binding.drive(0.0)
+    del tree["sim.mode"]
+    binding.drive(0.0)
+    assert tree["sim.mode"] == "lockstep" and clock.mode is Mode.PAUSED
+    tree["sim.paused"] = False
+    binding.drive(0.0)
+    assert clock.mode is Mode.LOCKSTEP
 
 
 def test_seeding_applies_nothing_and_keeps_the_hosts_values():
@@ -408,21 +451,25 @@ def test_a_frame_without_single_steps_returns_the_advance_result():
 
 BAD_VALUES = [
     ("speed", "fast", "not a number"),
-    ("speed", -1, "negative"),
-    ("speed", math.nan, "not finite"),
-    ("speed", math.inf, "not finite"),
-    ("speed", "nan", "not finite"),
-    ("speed", False, "bool"),
-    ("speed", None, "not a number"),
-    ("speed", [2.0], "not a number"),
+    # speed and lockstep_steps go through the clock's setters: the reason is theirs.
+    ("speed", -1, "scale must be finite and non-negative and <= 1000000.0, got -1"),
+    ("speed", math.nan, "scale must be finite and non-negative and <= 1000000.0, got nan"),
+    ("speed", math.inf, "scale must be finite"),
+    ("speed", "nan", "scale must be finite"),
+    ("speed", 1e300, "scale must be finite and non-negative and <= 1000000.0, got 1e+300"),
+    ("speed", "1e7", "<= 1000000.0, got 10000000.0"),
+    ("speed", False, "scale must be a real number, got False"),
+    ("speed", None, "scale must be a real number, got None"),
+    ("speed", [2.0], "scale must be a real number, got [2.0]"),
     ("mode", "warp", "not a mode"),
     ("mode", 1, "not a mode"),
     ("mode", None, "not a mode"),
     ("paused", "maybe", "not a bool"),
     ("paused", 2, "not a bool"),
     ("paused", None, "not a bool"),
-    ("lockstep_steps", 0, "less than 1"),
-    ("lockstep_steps", -3, "less than 1"),
+    ("lockstep_steps", 0, "lockstep_steps must be >= 1, got 0"),
+    ("lockstep_steps", -3, "lockstep_steps must be >= 1, got -3"),
+    ("lockstep_steps", 2**61, f"lockstep_steps must be <= 4294967296, got {2**61}"),
     ("lockstep_steps", 1.5, "not a whole number"),
     ("lockstep_steps", "many", "not an integer"),
     ("lockstep_steps", 2**70, "too large"),
@@ -447,6 +494,30 @@ def test_a_bad_control_value_is_ignored_and_counted_once(lane, value, why):
     assert key == "sim." + lane and why in reason
     assert seen is value
     assert isinstance(binding.last_ignored, IgnoredControl)
+
+
+def test_a_step_increment_past_the_tick_bound_is_ignored_not_raised_into_a_frame():
+    tree, clock, binding = make()
+    tree["sim.mode"] = "stepping"
+    for i in range(1, 4):
+        tree["sim.step"] = i * 2**61          # the third would take the tick past 2**62
+        binding.drive(0.0)
+    assert clock.tick == 2**62 and binding.ignored == 1
+    key, value, reason = binding.last_ignored
+    assert key == "sim.step" and value == 3 * 2**61 and "past 2**62" in reason
+    with pytest.raises(ValueError, match="past 2"):
+        binding.request_steps(1)              # a direct call may raise; a frame never does
+
+
+def test_steps_the_frames_advance_leaves_no_room_for_are_ignored_not_raised():
+    tree, clock, binding = make()
+    clock.mode = "replay"
+    clock.seek_tick(2**62 - 3)
+    clock.mode = "live"
+    binding.request_steps(2)                  # fits now; the frame's advance takes 2 first
+    result = binding.drive(0.02)
+    assert result.steps == 2 and clock.tick == 2**62 - 1
+    assert binding.ignored == 1 and "past 2**62" in binding.last_ignored.reason
 
 
 def test_each_change_to_a_bad_value_counts_and_good_values_still_apply():

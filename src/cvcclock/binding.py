@@ -179,18 +179,19 @@ _TRUE = frozenset({"1", "true"})
 _FALSE = frozenset({"0", "false"})
 
 
-def _read_speed(value: object) -> float:
-    if isinstance(value, bool):
-        raise ValueError("a bool is not a speed")
-    try:
-        speed = float(value)  # type: ignore[arg-type]  # numbers and numeric strings
-    except Exception:
-        raise ValueError("not a number") from None
-    if not math.isfinite(speed):
-        raise ValueError("not finite")
-    if speed < 0.0:
-        raise ValueError("negative")
-    return speed
+def _read_speed(value: object) -> object:
+    """A speed as the clock's ``scale`` setter takes it: a numeric string becomes a float.
+
+    Everything else goes to the setter unchanged, which owns the bounds (finite, >= 0,
+    <= 1e6) and the type check (a real number, not a bool); its ValueError or TypeError is
+    the reason the control is ignored.
+    """
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError("not a number") from None
+    return value
 
 
 def _read_paused(value: object) -> bool:
@@ -232,13 +233,6 @@ def _read_int(value: object) -> int:
         return operator.index(value)  # type: ignore[arg-type]
     except Exception:
         raise ValueError("not an integer") from None
-
-
-def _read_lockstep(value: object) -> int:
-    n = _read_int(value)
-    if n < 1:
-        raise ValueError("less than 1")
-    return n
 
 
 def _same(a: object, b: object) -> bool:
@@ -299,9 +293,13 @@ class WorldClockBinding:
     -----
     The rules a drive applies:
 
-    * Control keys the tree does not hold are seeded from the clock (``speed`` from
-      ``scale``, ``paused`` from whether the mode is paused, ``mode`` by name,
-      ``lockstep_steps``; ``step`` from 0), at construction and whenever one goes missing.
+    * Control keys the tree does not hold are seeded (``speed`` from the clock's ``scale``,
+      ``paused`` from the paused control, ``mode`` from the clock's mode by name,
+      ``lockstep_steps`` from the clock's; ``step`` from 0), at construction and whenever
+      one goes missing. A clock paused at construction seeds ``paused`` true and ``mode``
+      ``live`` when the paused lane is on, so setting ``paused`` false resumes it; a pause
+      that the paused or speed lane asks for is never seeded into the ``mode`` key, nor one
+      that speed 0 asks for into the ``paused`` key.
     * Controls are edge-triggered: a control is applied when its key's value changes.
       Seeding counts as a key's first value and applies nothing; a value already in the tree
       when the binding is made is a first value seen, and is applied by the first drive. So a
@@ -317,10 +315,12 @@ class WorldClockBinding:
     * Each increment of the ``step`` counter, and each step queued with ``request_steps``,
       runs one quantum after the frame's advance, in any mode. A counter that goes backwards
       resynchronises and runs nothing.
-    * An unknown or unreadable control value (a speed of ``"fast"``, -1 or NaN, a mode of
-      ``"warp"``, a paused of ``"maybe"``, lockstep_steps of 0) is ignored, never raised into
-      a frame, and counted once per change in ``ignored`` and ``last_ignored``; the control
-      keeps its last good value.
+    * An unknown or unreadable control value (a speed of ``"fast"``, -1, NaN or 1e300, a
+      mode of ``"warp"``, a paused of ``"maybe"``, lockstep_steps of 0 or 2**61, a step
+      increment that would take the tick past 2**62) is ignored, never raised into a frame,
+      and counted once per change in ``ignored`` and ``last_ignored``; the control keeps its
+      last good value. ``speed`` and ``lockstep_steps`` go through the clock's own setters,
+      so their bounds are the clock's and the reason is the setter's message.
     * Telemetry is written at construction and after every drive.
     """
 
@@ -342,10 +342,13 @@ class WorldClockBinding:
         self._wall_mark: float | None = None
         self.ignored = 0
         self.last_ignored: IgnoredControl | None = None
-        # What the keys ask for; the clock's own values until a key says otherwise.
+        # What the keys ask for; the clock's own values until a key says otherwise. A clock
+        # that starts paused asks for live-and-paused when there is a paused lane, so the
+        # paused lane carries the pause and clearing it resumes the clock.
+        carried = clock.mode is Mode.PAUSED and bool(table.paused)
         self._speed_ctl = clock.scale
-        self._paused_ctl = clock.mode is Mode.PAUSED
-        self._mode_ctl = clock.mode
+        self._paused_ctl = carried
+        self._mode_ctl = Mode.LIVE if carried else clock.mode
         self._applied_mode = clock.mode
         self._bind(table)
 
@@ -393,10 +396,16 @@ class WorldClockBinding:
         if lane == _SPEED:
             value = self._speed_ctl = clock.scale
         elif lane == _PAUSED:
-            value = self._paused_ctl = clock.mode is Mode.PAUSED
+            # From the control, not the clock: a pause that speed 0 asks for is not a paused
+            # control, and reseeding it as one would keep the clock paused once speed returns.
+            value = self._paused_ctl
         elif lane == _MODE:
-            self._mode_ctl = clock.mode
-            value = clock.mode.value
+            mode = clock.mode
+            if (mode is Mode.PAUSED and self._applied_mode is Mode.PAUSED
+                    and self._mode_ctl is not Mode.PAUSED):
+                mode = self._mode_ctl   # the pause is the paused or speed lane's to lift
+            self._mode_ctl = mode
+            value = mode.value
         elif lane == _LOCKSTEP:
             value = clock.lockstep_steps
         else:
@@ -421,7 +430,7 @@ class WorldClockBinding:
         TypeError
             If ``n`` is not an integer (a bool is not).
         ValueError
-            If ``n`` is negative or the queue would pass 2**62.
+            If ``n`` is negative or the steps queued would take the tick past 2**62.
         """
         if isinstance(n, bool):
             raise TypeError(f"n must be an integer, got {n!r}")
@@ -431,8 +440,8 @@ class WorldClockBinding:
             raise TypeError(f"n must be an integer, got {n!r}") from None
         if count < 0:
             raise ValueError(f"n must be >= 0, got {n!r}")
-        if self._pending + count > _MAX_COUNT:
-            raise ValueError(f"n is too large, got {n!r}")
+        if self._clock.tick + self._pending + count > _MAX_COUNT:
+            raise ValueError(f"n would take the tick past 2**62, got {n!r}")
         self._pending += count
 
     def drive(self, wall_dt: float | None = None) -> StepResult:
@@ -479,6 +488,11 @@ class WorldClockBinding:
         n = self._pending
         if n:
             self._pending = 0   # the clock owes them now, even if a timer callback raises
+            if n > _MAX_COUNT - clock.tick:   # the advance left them no room: never raise
+                self._ignore(self._keys.step or "", n, "the queued steps would take the "
+                             "tick past 2**62")
+                n = 0
+        if n:
             steps = clock.advance_ticks(n)
             result = StepResult(result.steps + steps.steps, result.first_tick, result.dropped,
                                 steps.alpha)
@@ -496,9 +510,9 @@ class WorldClockBinding:
             return
         try:
             if lane == _SPEED:
-                speed = _read_speed(value)
-                self._clock.scale = speed
-                self._speed_ctl = speed
+                # The clock's setter checks the value; what it stored is the control.
+                self._clock.scale = _read_speed(value)  # type: ignore[assignment]
+                self._speed_ctl = self._clock.scale
                 self._apply_mode()
             elif lane == _PAUSED:
                 self._paused_ctl = _read_paused(value)
@@ -507,18 +521,23 @@ class WorldClockBinding:
                 self._mode_ctl = _read_mode(value)
                 self._apply_mode()
             elif lane == _LOCKSTEP:
-                self._clock.lockstep_steps = _read_lockstep(value)
+                self._clock.lockstep_steps = _read_int(value)   # the setter checks it
             else:
                 self._count_steps(_read_int(value))
         except Exception as exc:  # noqa: BLE001 - a control value never breaks a frame
-            self.ignored += 1
-            self.last_ignored = IgnoredControl(key, value, str(exc))
+            # The reason is the message of whoever refused it: the reader, or the clock's
+            # own setter (a ValueError or TypeError naming the field and the value).
+            self._ignore(key, value, str(exc))
+
+    def _ignore(self, key: str, value: object, reason: str) -> None:
+        self.ignored += 1
+        self.last_ignored = IgnoredControl(key, value, reason)
 
     def _count_steps(self, counter: int) -> None:
         last = self._counter
         if last is not None and counter > last:
-            if self._pending + (counter - last) > _MAX_COUNT:
-                raise ValueError("an increment too large to run")
+            if self._clock.tick + self._pending + (counter - last) > _MAX_COUNT:
+                raise ValueError("an increment that would take the tick past 2**62")
             self._pending += counter - last
         # The first value, or one that went backwards: resynchronise, run nothing.
         self._counter = counter
