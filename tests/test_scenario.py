@@ -91,9 +91,40 @@ def test_sub_behaviors_with_yield_from_and_their_invariants():
         yield wait()
 
     simulate(Solo(outer), seed=0, max_steps=6)
-    # outer: at start and when resumed outside inner; inner: at start and when resumed
+    # outer: at start, when resumed outside inner and when inner returns to it (step 3);
+    # inner: at start and when resumed
     assert log == [("outer", 0), ("outer", 1), ("inner", 1), ("inner", 2), ("inner", 3),
-                   "inner done", ("outer", 4)]
+                   "inner done", ("outer", 3), ("outer", 4)]
+
+
+def _two_steps(car):
+    yield wait()
+    yield wait()
+
+
+@pytest.mark.parametrize("guard_sub", [False, True])
+@pytest.mark.parametrize("then", ["take", "terminate", "require"])
+@pytest.mark.parametrize("max_steps", [3, 4])
+def test_invariant_checked_when_a_sub_behavior_returns(max_steps, then, guard_sub):
+    """Resumed at step 2 by its returning sub-behavior, the parent is checked at step 2,
+    before its action is taken (or its terminate or require counts): not left unchecked
+    (max_steps=3) nor caught a step late."""
+    sub = invariant(lambda car: True)(_two_steps) if guard_sub else _two_steps
+
+    @invariant(lambda car: car.sim.step < 2)
+    def parent(car):
+        yield from sub(car)
+        if then == "terminate":
+            terminate("done")
+        require(then != "require")
+        while True:
+            yield take(Throttle(1.0))
+
+    with pytest.raises(GuardViolation, match=r"^step 2, behavior of agent 'car': invariant .* 'parent' violated"):
+        simulate(Solo(parent), seed=0, max_steps=max_steps, raise_guard_violations=True)
+    with pytest.raises(TooManyRejections) as info:
+        simulate(Solo(parent), seed=0, max_steps=max_steps, max_iterations=2)
+    assert all(reason.startswith("step 2, ") and "'parent' violated" in reason for reason in info.value.reasons)
 
 
 def test_precondition_rejects_and_raise_guard_violations_raises():

@@ -7,8 +7,10 @@ sub-behavior until it returns. A top-level behavior that returns waits forever.
 Guards: ``@precondition(pred)`` and ``@invariant(pred)`` decorate a behavior; ``pred`` is
 called with the behavior's own arguments. When the behavior is called (started), its
 preconditions and invariants are checked; its invariants are checked again whenever it is
-resumed while not inside a sub-behavior (a ``yield from`` in progress). A violation rejects
-the attempt (or raises, with ``raise_guard_violations=True``).
+resumed while not inside a sub-behavior (a ``yield from`` in progress): before the step's
+resumption, or, when a sub-behavior returns to it, once that resumption has yielded and
+before its actions are taken. A violation rejects the attempt (or raises, with
+``raise_guard_violations=True``).
 """
 
 from __future__ import annotations
@@ -108,6 +110,18 @@ def _guarded(fn: F) -> F:
     return start  # type: ignore[return-value]
 
 
+def _guard(kind: str, pred: Callable[..., object]) -> Callable[[F], F]:
+    if not callable(pred):
+        raise TypeError(f"{kind} takes a predicate, got {pred!r}")
+
+    def decorate(fn: F) -> F:
+        start = _guarded(fn)
+        getattr(start.__cvc_guards__, f"{kind}s").insert(0, pred)  # type: ignore[attr-defined]
+        return start
+
+    return decorate
+
+
 def precondition(pred: Callable[..., object]) -> Callable[[F], F]:
     """Decorate a behavior with a precondition, checked when the behavior is started.
 
@@ -116,37 +130,22 @@ def precondition(pred: Callable[..., object]) -> Callable[[F], F]:
     pred : callable
         Called with the behavior's arguments; a false result violates the precondition.
     """
-    if not callable(pred):
-        raise TypeError(f"precondition takes a predicate, got {pred!r}")
-
-    def decorate(fn: F) -> F:
-        start = _guarded(fn)
-        start.__cvc_guards__.preconditions.insert(0, pred)  # type: ignore[attr-defined]
-        return start
-
-    return decorate
+    return _guard("precondition", pred)
 
 
 def invariant(pred: Callable[..., object]) -> Callable[[F], F]:
     """Decorate a behavior with an invariant, checked at start and whenever it is resumed.
 
     Not checked while the behavior is inside a sub-behavior (``yield from``); the
-    sub-behavior's own invariants are checked then.
+    sub-behavior's own invariants are checked then, and the behavior's own again once the
+    sub-behavior returns to it.
 
     Parameters
     ----------
     pred : callable
         Called with the behavior's arguments; a false result violates the invariant.
     """
-    if not callable(pred):
-        raise TypeError(f"invariant takes a predicate, got {pred!r}")
-
-    def decorate(fn: F) -> F:
-        start = _guarded(fn)
-        start.__cvc_guards__.invariants.insert(0, pred)  # type: ignore[attr-defined]
-        return start
-
-    return decorate
+    return _guard("invariant", pred)
 
 
 def guards_running() -> bool:
@@ -154,15 +153,65 @@ def guards_running() -> bool:
     return bool(_RUNNING)
 
 
-def check_invariants(gen: Generator[Any, None, Any]) -> None:
-    """Check the invariants of the innermost running behavior of ``gen``'s delegation chain.
-
-    Only the innermost one is not inside a sub-behavior, so only its invariants apply.
-    """
-    inner: Any = gen
-    while (sub := getattr(inner, "gi_yieldfrom", None)) is not None:
-        inner = sub
-    entry = _RUNNING.get(inner) if type(inner) is GeneratorType else None
+def _check_running(gen: Any) -> None:
+    entry = _RUNNING.get(gen) if type(gen) is GeneratorType else None
     if entry is not None:
         guards, args, kwargs = entry
         _check(guards, "invariant", guards.invariants, args, kwargs)
+
+
+Chain = list[tuple[Any, Any]]
+"""A behavior's delegation chain, outermost first: (generator or iterator, its frame or None)."""
+
+
+def check_invariants(gen: Generator[Any, None, Any]) -> Chain:
+    """Before resuming ``gen``: check the invariants of the innermost behavior of its chain.
+
+    Only the innermost one is not inside a sub-behavior, so only its invariants apply.
+    Returns the chain, for :func:`resume`.
+    """
+    chain: Chain = [(gen, getattr(gen, "gi_frame", None))]
+    while (sub := getattr(chain[-1][0], "gi_yieldfrom", None)) is not None:
+        chain.append((sub, getattr(sub, "gi_frame", None)))
+    _check_running(chain[-1][0])
+    return chain
+
+
+def _check_resumed(chain: Chain, error: BaseException | None = None) -> None:
+    """After resuming a chain's outermost generator: check the invariants of each behavior in
+    the chain that a returning sub-behavior resumed, innermost first.
+
+    Checked once the resumption has yielded (or raised ``error``), so before the step's
+    actions are taken. A behavior was resumed when the sub-behavior it delegated to
+    returned: it no longer delegates to it, or, when ``error`` passed up the chain, the
+    sub-behavior's frame is not in the error's traceback (it returned; the error rose later).
+    """
+    raised = set()
+    tb = error.__traceback__ if error is not None else None
+    while tb is not None:
+        raised.add(tb.tb_frame)
+        tb = tb.tb_next
+    for i in range(len(chain) - 2, -1, -1):
+        outer = chain[i][0]
+        sub, sub_frame = chain[i + 1]
+        if error is None:
+            resumed = outer.gi_yieldfrom is not sub
+        else:
+            resumed = sub_frame is not None and sub_frame not in raised
+        if not resumed:
+            return
+        _check_running(outer)
+
+
+def resume(gen: Any, chain: Chain | None, end: object) -> Any:
+    """``next(gen, end)``, then check the invariants of the behaviors of ``gen``'s ``chain``
+    (from :func:`check_invariants`, None if no guarded behavior runs) that it resumed."""
+    if chain is None or len(chain) == 1:
+        return next(gen, end)
+    try:
+        item = next(gen, end)
+    except Exception as e:
+        _check_resumed(chain, e)
+        raise
+    _check_resumed(chain)
+    return item

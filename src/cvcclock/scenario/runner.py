@@ -11,7 +11,8 @@ are what ``trace`` receives):
 4. ``termination_checks``: a stopped top-level scenario or a terminating monitor, then the
    ``terminate_simulation_when`` conditions, then ``max_steps``/``time_limit``;
 5. per agent, ``behavior_invariants`` (or its start: preconditions and invariants), then
-   ``behavior``: resumed until it yields;
+   ``behavior``: resumed until it yields; a behavior a returning sub-behavior resumed has
+   its invariants checked then, before any action is taken;
 6. ``actions``: executed per agent, in order; 7. ``simulator_step``;
 8. ``dynamic_properties``: every object's properties read back; 9. ``clock``: step + 1.
 
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cvcclock._core import ClockConfig, ClockFollower, WorldClock
-from cvcclock.scenario.behaviors import WAIT, Take, check_invariants, guards_running
+from cvcclock.scenario.behaviors import WAIT, Chain, Take, check_invariants, guards_running, resume
 from cvcclock.scenario.errors import (
     ActionRejected,
     BehaviorError,
@@ -272,13 +273,14 @@ class ScenarioRunner:
                 if trace:
                     trace(n, "behavior_invariants", agent.name)
                 gen = agent._gen
+                chain: Chain | None = None
                 if gen is None:
                     gen = agent._gen = _start_behavior(agent)
                 elif guarded:
-                    check_invariants(gen)
+                    chain = check_invariants(gen)
                 if trace:
                     trace(n, "behavior", agent.name)
-                item = next(gen, _END)
+                item = resume(gen, chain, _END)
                 if type(item) is not Take:
                     item = _odd_item(agent, item, n)
                 actions = item.actions
