@@ -6,6 +6,9 @@ No test asserts wall-time precision; timeouts are generous bounds against deadlo
 
 from __future__ import annotations
 
+import gc
+import math
+import re
 import threading
 import time
 import traceback
@@ -13,7 +16,7 @@ import traceback
 import pytest
 
 from cvcclock import ClockConfig, ClockFollower, Mode, WorldClock
-from cvcclock.threads import SimThread, SimWorld
+from cvcclock.threads import SimThread, SimWorld, _covers
 
 WAIT = 10.0   # a deadlock guard, never a timing assertion
 
@@ -42,10 +45,9 @@ def direct_frames(pace, frames, *, dt=0.06, fixed_dt=0.01, scale=1.0):
     out = []
     for _ in range(frames):
         pace(clock)
-        for _ in range(n := follower.take(clock)):
+        for due in follower.take_due(clock):
             world.step(dt)
-        if n:
-            shown = (clock.tick // follower.period * follower.period, world.snapshot())
+            shown = (due, world.snapshot())
         out.append(shown)
     return out
 
@@ -173,10 +175,9 @@ def test_a_capture_through_the_binding_matches_direct_stepping():
             if frame == 101:   # the binding applies the control at the next drive
                 clock.scale = 2.0
             clock.advance(1 / 60)
-            for _ in range(n := follower.take(clock)):
+            for due in follower.take_due(clock):
                 world.step(0.06)
-            if n:
-                shown = (clock.tick // 6 * 6, world.snapshot())
+                shown = (due, world.snapshot())
             out.append(shown)
         return out
 
@@ -382,5 +383,60 @@ def test_drive_clock_does_nothing_while_paused():
     clock = WorldClock(ClockConfig(fixed_dt=0.01))
     clock.mode = "paused"
     with SimThread(Counter(), clock, 0.01, drive_clock=True):
-        time.sleep(0.05)
-    assert clock.tick == 0 and clock.frame > 0
+        deadline = time.perf_counter() + WAIT   # polled: a loaded machine may be slow to start
+        while clock.frame < 3 and time.perf_counter() < deadline:
+            time.sleep(0.005)
+    assert clock.tick == 0 and clock.frame >= 3
+
+
+def test_a_dropped_unclosed_simthread_stops_its_worker():
+    clock = WorldClock()
+    sim = SimThread(Counter(), clock, 1 / 120)
+    thread = sim._thread
+    clock.step_once()
+    assert sim.wait_caught_up(WAIT)
+    del sim
+    gc.collect()
+    thread.join(WAIT)
+    assert not thread.is_alive()
+
+
+# -- timeouts ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("timeout, error", [
+    (math.nan, ValueError), (math.inf, ValueError), (-1, ValueError), (-0.5, ValueError),
+    ("x", TypeError), ("1", TypeError), (True, TypeError), ([1.0], TypeError)])
+def test_wait_caught_up_refuses_a_bad_timeout_before_waiting(timeout, error):
+    gate = threading.Event()
+    clock = WorldClock()
+    with SimThread((lambda dt: gate.wait(WAIT), lambda: 0), clock, 1 / 120) as sim:
+        clock.step_once()                 # the worker is stuck: any wait would block
+        started = time.perf_counter()
+        with pytest.raises(error, match=r"timeout .*" + re.escape(repr(timeout))):
+            sim.wait_caught_up(timeout)
+        assert time.perf_counter() - started < WAIT / 2
+        gate.set()
+
+
+def test_a_timeout_past_timeout_max_waits_for_ever():
+    clock = WorldClock()
+    with SimThread(Counter(), clock, 1 / 120) as sim:
+        clock.step_once()
+        assert sim.wait_caught_up(threading.TIMEOUT_MAX * 2)
+        assert sim.wait_caught_up(1e300) and sim.read() == (1, 1)
+
+
+@pytest.mark.parametrize("timeout", ["x", math.nan, -1, math.inf, object()])
+def test_close_never_raises_and_takes_a_bad_timeout_as_none(timeout):
+    sim = SimThread(Counter(), WorldClock(), 1 / 120)
+    sim.close(timeout)
+    assert not sim._thread.is_alive()
+
+
+def test_covers_is_the_one_progress_check():
+    assert _covers((0, 11, False), (0, 11), 6)
+    assert _covers((0, 12, True), (0, 17), 6)       # no multiple of 6 in 13..17
+    assert not _covers((0, 11, False), (0, 12), 6)
+    assert _covers((2, 0, False), (1, 99), 6)      # a later epoch owes nothing in the target's
+    assert not _covers((1, 99, False), (2, 0), 6)  # an earlier one is for caught_up to resync

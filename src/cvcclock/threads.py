@@ -3,12 +3,16 @@
 The driver advances the clock on its thread; the SimThread's worker wakes when the tick moves
 (``WorldClock.wait_for_tick_change``, GIL released), runs each step that fell due, in order,
 and publishes ``(due_tick, snapshot)`` after each one. A capture calls ``wait_caught_up``
-after driving and before ``read``, so every frame shows exactly the steps its quanta hold.
+after driving and before ``read``, so every frame shows exactly the steps its quanta hold,
+and before ``configure`` or ``seek_tick``, so the steps due before a discontinuity have run.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import threading
+import weakref
 from collections.abc import Callable
 from time import perf_counter
 from types import TracebackType
@@ -57,6 +61,143 @@ def _world_callables(world: object) -> tuple[Callable[[float], object], Callable
         f"callables, got {world!r}")
 
 
+def _timeout(value: object) -> float | None:
+    """``value`` as a wait's timeout: None (for ever) or finite seconds >= 0.
+
+    A timeout longer than ``threading.TIMEOUT_MAX`` waits for ever, as None does.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is neither None nor a real number (a bool is not).
+    ValueError
+        If ``value`` is NaN, infinite or negative.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"timeout must be a real number of seconds or None, got {value!r}")
+    seconds = float(value)
+    if not (math.isfinite(seconds) and seconds >= 0.0):
+        raise ValueError(f"timeout must be finite and >= 0 (or None), got {value!r}")
+    return None if seconds > threading.TIMEOUT_MAX else seconds
+
+
+def _covers(progress: tuple[int, int, bool], target: tuple[int, int], k: int) -> bool:
+    """Whether the worker's ``progress`` covers ``target``; pure, so safe without a lock.
+
+    ``progress`` is ``(epoch, done_tick, in_flight)``, ``target`` is ``(epoch, tick)``. In the
+    same epoch, every multiple of ``k`` up to the target tick must be at most ``done_tick``;
+    a later epoch owes nothing in the target's. An earlier epoch is not covered here.
+    """
+    epoch, done_tick, _ = progress
+    target_epoch, target_tick = target
+    if epoch == target_epoch:
+        return done_tick // k >= target_tick // k
+    return epoch > target_epoch
+
+
+class _Worker(Generic[S]):
+    """What the worker thread needs, and all it holds: never the ``SimThread`` itself.
+
+    So a dropped ``SimThread`` is collected, and its ``weakref.finalize`` stops the worker.
+    """
+
+    def __init__(self, step: Callable[[float], object], snapshot: Callable[[], S],
+                 clock: WorldClock, follower: ClockFollower, dt: float, drive: bool) -> None:
+        self.step, self.snapshot = step, snapshot
+        self.clock, self.follower, self.k = clock, follower, follower.period
+        self.dt, self.drive = dt, drive
+        self.cond = threading.Condition(threading.Lock())
+        self.stop = threading.Event()
+        self.closed = False
+        self.error: BaseException | None = None
+        self.error_tb: TracebackType | None = None
+        # The latest published pair; replaced whole, so read() needs no lock.
+        self.latest: tuple[int, S] = (clock.tick, snapshot())
+        # The worker's progress, replaced whole under cond: the clock's discontinuity count
+        # and the tick up to which every due step has run and been published, and whether a
+        # take() may be in flight (False only between recording progress and the next take).
+        self.progress: tuple[int, int, bool] = (clock.discontinuities, clock.tick, False)
+
+    def caught_up(self, target: tuple[int, int]) -> bool:
+        """Whether the progress covers the target (epoch, tick). Call holding ``cond`` only:
+        it may resynchronise the follower, which must not race the worker's take."""
+        if _covers(self.progress, target, self.k):
+            return True
+        epoch, _, in_flight = self.progress
+        if epoch < target[0] and not in_flight:
+            # The worker is between batches and has not seen the discontinuity: resynchronise
+            # here, at once, rather than after its next poll. Holding cond with no take in
+            # flight excludes the worker's take. While the driver waits here the tick cannot
+            # move, so the resync tick is the tick after the discontinuity, as it would be
+            # for a direct-stepping driver calling take() right after configure or seek.
+            self.follower.take(self.clock)
+            self.progress = (self.clock.discontinuities, self.follower.last_tick, False)
+            return _covers(self.progress, target, self.k)
+        return False
+
+    def _work(self) -> None:
+        clock = self.clock
+        last_wall = perf_counter()
+        try:
+            while not self.stop.is_set():
+                if self.drive:
+                    now = perf_counter()
+                    clock.advance(now - last_wall)
+                    last_wall = now
+                seen = self._run_due_steps()
+                if seen is None:
+                    continue   # a discontinuity raced the take: take again at once
+                if self.drive:
+                    self.stop.wait(self._until_next_quantum())
+                else:
+                    clock.wait_for_tick_change(seen, _POLL)
+        except BaseException as exc:   # noqa: BLE001 - errors never vanish: kept and re-raised
+            with self.cond:
+                self.error, self.error_tb = exc, exc.__traceback__
+                self.cond.notify_all()
+
+    def _run_due_steps(self) -> int | None:
+        """Take the due steps, run and publish each, and record the progress.
+
+        Returns the tick taken up to, or None if the clock's discontinuity count changed
+        around the take (then the progress is not recorded, and the caller takes again).
+
+        The invariant: ``progress`` says (epoch, t) only once every step due at or before
+        tick t in that epoch has run and been published. ``take_due()`` reads the clock's
+        tick and count itself, in one call holding the GIL, and leaves the tick it used in
+        ``follower.last_tick``; so that tick, not a separate read of ``clock.tick`` (which the
+        driver may have moved since), is what is recorded. The epoch read before the take is
+        the one the take used if it is unchanged after the take, since the count only grows.
+        """
+        clock, follower = self.clock, self.follower
+        with self.cond:
+            self.progress = self.progress[:2] + (True,)
+        epoch = clock.discontinuities
+        due = follower.take_due(clock)
+        tick = follower.last_tick
+        if clock.discontinuities != epoch:
+            return None
+        for due_tick in due:
+            if self.stop.is_set():
+                return tick   # closing: the rest is never run, and nobody waits for it
+            self.step(self.dt)
+            self.latest = (due_tick, self.snapshot())
+        with self.cond:
+            self.progress = (epoch, tick, False)
+            self.cond.notify_all()
+        return tick
+
+    def _until_next_quantum(self) -> float:
+        """Seconds the self-driving worker sleeps before advancing the clock again."""
+        clock = self.clock
+        wait = clock.fixed_dt
+        if clock.mode is Mode.LIVE and clock.scale > 0.0:
+            wait *= (1.0 - clock.alpha) / clock.scale
+        return min(wait, _POLL)
+
+
 class SimThread(Generic[S]):
     """A world stepped on its own thread, once per step that falls due on the clock.
 
@@ -97,49 +238,45 @@ class SimThread(Generic[S]):
 
     The worker takes the GIL only to step and publish; while it waits for the clock it holds
     nothing. ``read`` takes no lock at all.
+
+    A driver that wants a capture reproducible across a discontinuity calls
+    ``wait_caught_up`` before ``configure`` or ``seek_tick``: the steps due before it run
+    only if the worker takes them before the jump, which otherwise depends on timing.
+
+    Call ``close`` (or use ``with``) when done. A SimThread dropped unclosed stops its worker
+    too, once it is collected: the worker holds the world, the clock and its own state but
+    never the SimThread, and a ``weakref.finalize`` sets its stop flag. (A world that refers
+    back to its SimThread keeps it alive, and the worker running, until closed.)
     """
 
     def __init__(self, world: SimWorld[S] | tuple[Callable[[float], object], Callable[[], S]],
                  clock: WorldClock, dt: float, *, drive_clock: bool = False) -> None:
         if not isinstance(clock, WorldClock):
             raise TypeError(f"clock must be a WorldClock, got {clock!r}")
-        self._step, self._snapshot = _world_callables(world)
-        self._clock = clock
-        self._dt = dt
-        self._follower = ClockFollower.for_step(clock, dt)   # validates dt
-        self._k: int = self._follower.period
-        self._drive = bool(drive_clock)
-        self._cond = threading.Condition(threading.Lock())
-        self._stop = threading.Event()
-        self._closed = False
-        self._error: BaseException | None = None
-        self._error_tb: TracebackType | None = None
-        # The latest published pair; replaced whole, so read() needs no lock.
-        self._latest: tuple[int, S] = (clock.tick, self._snapshot())
-        # The worker's progress, replaced whole under _cond: the clock's discontinuity count
-        # and the tick up to which every due step has run and been published, and whether a
-        # take() may be in flight (False only between recording progress and the next take).
-        self._progress: tuple[int, int, bool] = (clock.discontinuities, clock.tick, False)
-        self._thread = threading.Thread(target=self._work, name=f"SimThread(dt={dt!r})",
+        step, snapshot = _world_callables(world)
+        follower = ClockFollower.for_step(clock, dt)   # validates dt
+        self._w: _Worker[S] = _Worker(step, snapshot, clock, follower, dt, bool(drive_clock))
+        self._thread = threading.Thread(target=self._w._work, name=f"SimThread(dt={dt!r})",
                                         daemon=True)
         self._thread.start()
+        weakref.finalize(self, self._w.stop.set)
 
     # -- the caller's side -------------------------------------------------------------------
 
     @property
     def clock(self) -> WorldClock:
         """The clock followed."""
-        return self._clock
+        return self._w.clock
 
     @property
     def dt(self) -> float:
         """The world's step in seconds."""
-        return self._dt
+        return self._w.dt
 
     @property
     def period(self) -> int:
         """``k``: quanta per step; steps fall due at ticks that are multiples of it."""
-        return self._k
+        return self._w.k
 
     def read(self) -> tuple[int, S]:
         """The latest published ``(tick, snapshot)``; never blocks.
@@ -152,20 +289,24 @@ class SimThread(Generic[S]):
         BaseException
             The worker's error, if ``world.step`` or ``world.snapshot`` raised.
         """
-        if self._error is not None:
+        w = self._w
+        if w.error is not None:
             self._raise_error()
-        return self._latest
+        return w.latest
 
     def wait_caught_up(self, timeout: float | None = None) -> bool:
         """Block until every step due at the clock's current tick has run and been published.
 
-        The target is the clock's tick (and discontinuity count) when the call is made; a
-        capture calls this after driving the clock and before ``read``.
+        The target is the clock's tick (and discontinuity count) when the call is made. A
+        capture calls this after driving the clock and before ``read``; and before
+        ``configure`` or ``seek_tick``, so that the steps due before the discontinuity run
+        whatever the timing (the worker runs none it had not taken when the clock jumped).
 
         Parameters
         ----------
         timeout : float or None
-            Seconds to wait at most; None waits for ever.
+            Seconds to wait at most, finite and >= 0; None, or more than
+            ``threading.TIMEOUT_MAX``, waits for ever.
 
         Returns
         -------
@@ -175,21 +316,24 @@ class SimThread(Generic[S]):
 
         Raises
         ------
+        TypeError
+            If ``timeout`` is neither None nor a real number; nothing is waited for.
+        ValueError
+            If ``timeout`` is NaN, infinite or negative; nothing is waited for.
         BaseException
             The worker's error, if ``world.step`` or ``world.snapshot`` raised (before or
             while waiting).
         """
-        target = (self._clock.discontinuities, self._clock.tick)
-        epoch, done_tick, _ = self._progress
-        if (self._error is None and epoch == target[0]
-                and done_tick // self._k >= target[1] // self._k):
-            return True   # the fast path, without the lock
-        with self._cond:
-            self._cond.wait_for(
-                lambda: self._error is not None or self._closed or self._caught_up(target),
-                timeout)
-            caught_up = self._error is None and self._caught_up(target)
-        if self._error is not None:
+        seconds = _timeout(timeout)
+        w = self._w
+        target = (w.clock.discontinuities, w.clock.tick)
+        if w.error is None and _covers(w.progress, target, w.k):
+            return True   # the fast path, without the lock: _covers only reads
+        with w.cond:
+            w.cond.wait_for(lambda: w.error is not None or w.closed or w.caught_up(target),
+                            seconds)
+            caught_up = w.error is None and w.caught_up(target)
+        if w.error is not None:
             self._raise_error()
         return caught_up
 
@@ -203,15 +347,22 @@ class SimThread(Generic[S]):
         Parameters
         ----------
         timeout : float or None
-            Seconds to wait for the worker at most; None waits until it ends.
+            Seconds to wait for the worker at most; None waits until it ends. Since close
+            never raises, a timeout that is not a finite number >= 0 (NaN, negative, a str)
+            is taken as None.
         """
-        self._stop.set()
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
+        try:
+            seconds = _timeout(timeout)
+        except (TypeError, ValueError):
+            seconds = None
+        w = self._w
+        w.stop.set()
+        with w.cond:
+            w.closed = True
+            w.cond.notify_all()
         # close() from inside world.step (the worker itself) must not join its own thread.
         if self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+            self._thread.join(seconds)
 
     def __enter__(self) -> SimThread[S]:
         return self
@@ -220,94 +371,12 @@ class SimThread(Generic[S]):
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else "failed" if self._error else "running"
-        return f"<SimThread dt={self._dt!r} k={self._k} tick={self._latest[0]} {state}>"
-
-    def _caught_up(self, target: tuple[int, int]) -> bool:
-        """Whether ``_progress`` covers the target (epoch, tick); call holding ``_cond``, or
-        without it for a fast first look (``_progress`` is replaced whole)."""
-        epoch, done_tick, in_flight = self._progress
-        target_epoch, target_tick = target
-        if epoch == target_epoch:
-            # Every multiple of k up to target_tick is at most done_tick.
-            return done_tick // self._k >= target_tick // self._k
-        if epoch > target_epoch:
-            return True   # the clock moved on past the target's epoch: nothing is owed in it
-        if not in_flight:
-            # The worker is between batches and has not seen the discontinuity: resynchronise
-            # here, at once, rather than after its next poll. Holding _cond with no take in
-            # flight excludes the worker's take. While the driver waits here the tick cannot
-            # move, so the resync tick is the tick after the discontinuity, as it would be
-            # for a direct-stepping driver calling take() right after configure or seek.
-            self._follower.take(self._clock)
-            self._progress = (self._clock.discontinuities, self._follower.last_tick, False)
-            return self._caught_up(target)
-        return False
+        w = self._w
+        state = "closed" if w.closed else "failed" if w.error else "running"
+        return f"<SimThread dt={w.dt!r} k={w.k} tick={w.latest[0]} {state}>"
 
     def _raise_error(self) -> None:
-        assert self._error is not None
-        raise self._error.with_traceback(self._error_tb)
+        w = self._w
+        assert w.error is not None
+        raise w.error.with_traceback(w.error_tb)
 
-    # -- the worker's side -------------------------------------------------------------------
-
-    def _work(self) -> None:
-        clock = self._clock
-        last_wall = perf_counter()
-        try:
-            while not self._stop.is_set():
-                if self._drive:
-                    now = perf_counter()
-                    clock.advance(now - last_wall)
-                    last_wall = now
-                seen = self._run_due_steps()
-                if seen is None:
-                    continue   # a discontinuity raced the take: take again at once
-                if self._drive:
-                    self._stop.wait(self._until_next_quantum())
-                else:
-                    clock.wait_for_tick_change(seen, _POLL)
-        except BaseException as exc:   # noqa: BLE001 - errors never vanish: kept and re-raised
-            with self._cond:
-                self._error, self._error_tb = exc, exc.__traceback__
-                self._cond.notify_all()
-
-    def _run_due_steps(self) -> int | None:
-        """Take the due steps, run and publish each, and record the progress.
-
-        Returns the tick taken up to, or None if the clock's discontinuity count changed
-        around the take (then the progress is not recorded, and the caller takes again).
-
-        The invariant: ``_progress`` says (epoch, t) only once every step due at or before
-        tick t in that epoch has run and been published. ``take()`` reads the clock's tick
-        and count itself, in one call holding the GIL, and leaves the tick it used in
-        ``follower.last_tick``; so that tick, not a separate read of ``clock.tick`` (which the
-        driver may have moved since), is what is recorded. The epoch read before the take is
-        the one take used if it is unchanged after the take, since the count only grows.
-        """
-        clock, follower, k = self._clock, self._follower, self._k
-        with self._cond:
-            self._progress = self._progress[:2] + (True,)
-        epoch = clock.discontinuities
-        n = follower.take(clock)
-        tick = follower.last_tick
-        if clock.discontinuities != epoch:
-            return None
-        due = (tick // k - n) * k
-        for _ in range(n):
-            if self._stop.is_set():
-                return tick   # closing: the rest is never run, and nobody waits for it
-            due += k
-            self._step(self._dt)
-            self._latest = (due, self._snapshot())
-        with self._cond:
-            self._progress = (epoch, tick, False)
-            self._cond.notify_all()
-        return tick
-
-    def _until_next_quantum(self) -> float:
-        """Seconds the self-driving worker sleeps before advancing the clock again."""
-        clock = self._clock
-        wait = clock.fixed_dt
-        if clock.mode is Mode.LIVE and clock.scale > 0.0:
-            wait *= (1.0 - clock.alpha) / clock.scale
-        return min(wait, _POLL)
