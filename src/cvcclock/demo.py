@@ -109,10 +109,8 @@ def run_pacing(pacing: Pacing) -> ModeResult:
         pacing.frame(clock)
         frames += 1
         for follower, world, trajectory in sims:
-            n, k = follower.take(clock), follower.period
-            last_due = clock.tick // k * k        # steps fell due at the last n multiples of k
-            for due in range(last_due - (n - 1) * k, last_due + 1, k):
-                trajectory.append((due, world.step(k * FIXED_DT)))
+            for due in follower.take_due(clock):  # the ticks the steps fell due at
+                trajectory.append((due, world.step(follower.period * FIXED_DT)))
     return ModeResult(
         name=pacing.name, frames=frames, ticks=clock.tick, dropped=clock.total_dropped,
         realized_scale=clock.realized_scale, checked=pacing.checked,
