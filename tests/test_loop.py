@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import time
 
 import pytest
 
 from cvcclock import ClockConfig, StepResult, WorldClock
+from cvcclock import loop as loop_module
 from cvcclock.loop import FrameDriver, FrameLoop, PacingStats
 from cvcclock.threads import SimThread
 
@@ -184,6 +186,71 @@ def test_bad_max_frames_and_spin_are_value_errors():
         FrameLoop(WorldClock(), 60, spin=-1)
     with pytest.raises(ValueError, match="max_frames"):
         FrameLoop(WorldClock(), 60).run(max_frames=-1)
+
+
+BAD_RUN_ARGS = [
+    ({"max_frames": 2.5}, TypeError, "max_frames must be an integer or None, got 2.5"),
+    ({"max_frames": "3"}, TypeError, "max_frames must be an integer or None, got '3'"),
+    ({"max_frames": True}, TypeError, "max_frames must be an integer or None, got True"),
+    ({"max_frames": -2}, ValueError, "max_frames must be None or >= 0, got -2"),
+    ({"until": 5}, TypeError, "until must be callable or None, got 5"),
+    ({"on_frame": "print"}, TypeError, "on_frame must be callable or None, got 'print'"),
+]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["run", "run_async"])
+@pytest.mark.parametrize("kwargs, error, message", BAD_RUN_ARGS,
+                         ids=[f"{k}={v!r}" for args, _, _ in BAD_RUN_ARGS
+                              for k, v in args.items()])
+def test_bad_run_arguments_are_refused_before_the_first_frame(kwargs, error, message,
+                                                             use_async):
+    clock = WorldClock()
+    loop = FrameLoop(clock, 60, capture=True)
+    kwargs = {"max_frames": 3, **kwargs}
+    on_frame = kwargs.pop("on_frame", None)
+    with pytest.raises(error, match=re.escape(message)):
+        if use_async:
+            asyncio.run(loop.run_async(on_frame, **kwargs))
+        else:
+            loop.run(on_frame, **kwargs)
+    assert clock.tick == 0 and clock.frame == 0
+
+
+def test_max_frames_takes_any_index():
+    class Three:
+        def __index__(self) -> int:
+            return 3
+
+    assert FrameLoop(WorldClock(), 60, capture=True).run(max_frames=Three()).frames == 3
+
+
+@pytest.mark.parametrize("spin, error", [
+    (True, TypeError), ("0.001", TypeError), (None, TypeError), (float("nan"), ValueError),
+    (float("inf"), ValueError), (-1e-3, ValueError)])
+def test_a_bad_spin_is_refused_by_the_constructor_and_the_setter(spin, error):
+    with pytest.raises(error, match=r"spin .*" + re.escape(repr(spin))):
+        FrameLoop(WorldClock(), 60, spin=spin)
+    loop = FrameLoop(WorldClock(), 60, spin=0)
+    with pytest.raises(error, match="spin"):
+        loop.spin = spin
+    assert loop.spin == 0.0
+    loop.spin = 2e-3
+    assert loop.spin == 2e-3
+
+
+def test_an_open_ended_run_keeps_the_errors_of_its_most_recent_frames_only(monkeypatch):
+    assert loop_module._WINDOW == 65_536
+    monkeypatch.setattr(loop_module, "_WINDOW", 16)
+    kept = []
+    stats = loop_module._Run.stats
+
+    def spy(run):
+        kept.append(len(run.errors))
+        return stats(run)
+
+    monkeypatch.setattr(loop_module._Run, "stats", spy)
+    result = FrameLoop(WorldClock(), 10_000, spin=0).run(max_frames=40)
+    assert result.frames == 40 and kept == [16]
 
 
 def test_pacing_stats_is_a_frozen_value():

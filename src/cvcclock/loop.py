@@ -9,8 +9,11 @@ sleeps, so a rerun reproduces it frame for frame.
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 import math
+import numbers
+import operator
 import os
 import statistics
 import time
@@ -32,6 +35,10 @@ _ASYNC_SLACK = 1e-3
 # The spin's yield: releases the GIL so a SimThread's worker is not starved. On Linux
 # time.sleep(0) is a nanosleep costing ~80 us of timer slack, sched_yield ~2 us.
 _yield: Callable[[], object] = getattr(os, "sched_yield", None) or (lambda: time.sleep(0))
+
+# The frame-time errors a run keeps for its statistics: the most recent this many frames, so
+# an open-ended run's memory stays bounded (about 18 minutes at 60 fps).
+_WINDOW = 65_536
 
 
 @runtime_checkable
@@ -61,8 +68,10 @@ class PacingStats:
         Frames driven.
     median_error, p99_error : float
         Median and 99th percentile (nearest rank) of ``|frame time - 1/fps|`` in seconds, the
-        frame time being the wall time passed to ``drive``; 0.0 for a capture (its frames
-        are exact by construction) and for a run of no frames.
+        frame time being the wall time passed to ``drive``, over the run's most recent 65,536
+        frames (about 18 minutes at 60 fps; a longer run keeps only those, so its memory is
+        bounded); 0.0 for a capture (its frames are exact by construction) and for a run of
+        no frames. The other fields cover the whole run.
     dropped : int
         Quanta the clock's stall guard dropped during the run.
     realized_scale : float
@@ -81,17 +90,49 @@ class PacingStats:
     late: int
 
 
-class _Run:
-    """One run's schedule and tallies, shared by ``run`` and ``run_async``."""
+def _check_callable(name: str, value: object) -> None:
+    if value is not None and not callable(value):
+        raise TypeError(f"{name} must be callable or None, got {value!r}")
 
-    def __init__(self, loop: FrameLoop, max_frames: int | None, until: Until | None) -> None:
-        if max_frames is not None and (isinstance(max_frames, bool) or max_frames < 0):
-            raise ValueError(f"max_frames must be None or >= 0, got {max_frames!r}")
+
+def _check_max_frames(value: object) -> int | None:
+    if value is None:
+        return None
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        count = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"max_frames must be an integer or None, got {value!r}") from None
+    if count < 0:
+        raise ValueError(f"max_frames must be None or >= 0, got {value!r}")
+    return count
+
+
+def _check_spin(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"spin must be a real number of seconds, got {value!r}")
+    spin = float(value)
+    if not (math.isfinite(spin) and spin >= 0.0):
+        raise ValueError(f"spin must be a finite number >= 0, got {value!r}")
+    return spin
+
+
+class _Run:
+    """One run's schedule and tallies, shared by ``run`` and ``run_async``.
+
+    Checks the run's arguments before anything else.
+    """
+
+    def __init__(self, loop: FrameLoop, on_frame: object, max_frames: int | None,
+                 until: Until | None) -> None:
+        _check_callable("on_frame", on_frame)
+        _check_callable("until", until)
+        self.max_frames = _check_max_frames(max_frames)
         self.loop = loop
-        self.max_frames = max_frames
         self.until = until
         self.frames = 0
-        self.errors: list[float] = []
+        self.errors: collections.deque[float] = collections.deque(maxlen=_WINDOW)
         self.dropped = 0
         self.world_s = 0.0
         self.wall_s = 0.0
@@ -168,7 +209,8 @@ class FrameLoop:
     Raises
     ------
     TypeError
-        If ``driver`` is neither a ``WorldClock`` nor has ``drive`` and ``clock``.
+        If ``driver`` is neither a ``WorldClock`` nor has ``drive`` and ``clock``, or
+        ``spin`` is not a real number (a bool is not).
     ValueError
         If ``fps`` or ``spin`` is out of range.
     """
@@ -187,12 +229,19 @@ class FrameLoop:
                             f"WorldClock .clock, got {driver!r}")
         if isinstance(fps, bool) or not (isinstance(fps, (int, float)) and 0 < fps < math.inf):
             raise ValueError(f"fps must be a finite number > 0, got {fps!r}")
-        if not (isinstance(spin, (int, float)) and 0 <= spin < math.inf):
-            raise ValueError(f"spin must be a finite number >= 0, got {spin!r}")
+        self._spin = _check_spin(spin)
         self._period = 1.0 / fps
         self._fps = fps
         self.capture = bool(capture)
-        self.spin = float(spin)
+
+    @property
+    def spin(self) -> float:
+        """Seconds of spinning before each deadline; assignable, checked as in the constructor."""
+        return self._spin
+
+    @spin.setter
+    def spin(self, value: float) -> None:
+        self._spin = _check_spin(value)
 
     @property
     def clock(self) -> WorldClock:
@@ -227,8 +276,16 @@ class FrameLoop:
         Returns
         -------
         PacingStats
+
+        Raises
+        ------
+        TypeError
+            If ``on_frame`` or ``until`` is neither callable nor None, or ``max_frames`` is
+            neither an integer (a bool is not) nor None; checked before the first frame.
+        ValueError
+            If ``max_frames`` is negative.
         """
-        run = _Run(self, max_frames, until)
+        run = _Run(self, on_frame, max_frames, until)
         while run.more():
             delay = run.coarse_sleep()
             if delay > 0.0:
@@ -245,10 +302,12 @@ class FrameLoop:
 
         ``on_frame`` may be a plain function or a coroutine function (awaited). Other tasks
         run while the loop sleeps; the final spin (``spin`` seconds plus a millisecond, as
-        asyncio's timers are only that precise) and the frame itself do not yield. A capture still yields once per frame, so it cannot starve the event loop.
-        Parameters and result as ``run``.
+        asyncio's timers are only that precise) and the frame itself do not yield. A capture
+        still yields once per frame, so it cannot starve the event loop. Parameters, result
+        and errors as ``run``; the arguments are checked when the coroutine starts, before
+        its first frame.
         """
-        run = _Run(self, max_frames, until)
+        run = _Run(self, on_frame, max_frames, until)
         while run.more():
             await asyncio.sleep(max(run.coarse_sleep() - _ASYNC_SLACK, 0.0))
             frame, result = run.frame()
