@@ -1,9 +1,16 @@
-"""The ``cvcclock`` command line: ``python -m cvcclock demo``."""
+"""The ``cvcclock`` command line: ``python -m cvcclock demo`` or ``python -m cvcclock bench``."""
 
 import argparse
 import sys
 
 from cvcclock import __version__
+
+
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,17 +25,26 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 0 on success, 1 when the demo finds the determinism contract broken.
+        Bad arguments exit 2, through ``SystemExit``, as argparse does.
     """
     parser = argparse.ArgumentParser(prog="cvcclock", description=__doc__)
     parser.add_argument("--version", action="version", version=f"cvcclock {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     commands.add_parser("demo", help="run one simulation under every pacing mode and check "
                                      "that the trajectories are identical")
+    bench = commands.add_parser("bench", help="time the hot calls in-process, in ns per call "
+                                              "and as a ratio to an empty builtin call")
+    bench.add_argument("--number", type=_at_least_one, default=200_000,
+                       help="calls per timing (default 200000)")
+    bench.add_argument("--repeat", type=_at_least_one, default=5,
+                       help="timings per call, the fastest kept (default 5)")
     args = parser.parse_args(argv)
-    if args.command == "demo":
-        from cvcclock.demo import run_demo
-        return 0 if run_demo() else 1
-    parser.error(f"unknown command {args.command!r}")   # unreachable: argparse checks choices
+    if args.command == "bench":
+        from cvcclock.bench import run_bench
+        run_bench(args.number, args.repeat)
+        return 0
+    from cvcclock.demo import run_demo   # argparse allows no other command
+    return 0 if run_demo() else 1
 
 
 if __name__ == "__main__":
