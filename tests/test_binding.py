@@ -721,3 +721,16 @@ def test_the_trajectory_is_the_same_under_every_pacing_from_the_tree():
 @pytest.mark.parametrize("name", ["WorldClockKeys", "WorldClockBinding"])
 def test_the_package_exports_the_binding(name):
     assert getattr(cvcclock, name) is getattr(binding_module, name)
+
+
+def test_drive_inside_presenting_applies_nothing():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    tree = {}
+    binding = WorldClockBinding(tree, clock)
+    tree["sim.speed"] = 2.0
+    with clock.presenting():
+        with pytest.raises(RuntimeError, match="presenting"):
+            binding.drive(1 / 60)
+    assert (clock.scale, clock.tick, binding.ignored) == (1.0, 0, 0)
+    binding.drive(0.02)  # the change is still pending, and applies on the next frame
+    assert (clock.scale, clock.tick) == (2.0, 4)

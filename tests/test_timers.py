@@ -264,8 +264,10 @@ def test_next_due_tick_lets_a_harness_jump_to_the_next_event(make_clock):
 def test_advancing_inside_a_callback_is_refused():
     clock = WorldClock()
     errors = []
+    assert clock.can_advance
 
     def nested(tick):
+        assert not clock.can_advance
         for call in (clock.step_once, lambda: clock.advance(0.1), lambda: clock.advance_ticks(1)):
             with pytest.raises(RuntimeError, match="timer callback"):
                 call()
@@ -284,7 +286,7 @@ def test_presentation_costs_zero_world_time():
     twin.advance(0.137)
     before = (clock.tick, clock.t, clock.alpha, clock.frame)
     with clock.presenting() as presented:
-        assert presented is clock
+        assert presented is clock and not clock.can_advance
         frame = (clock.alpha, clock.t, follower.alpha(clock.tick, clock.alpha))
         for call in (lambda: clock.advance(1 / 60), clock.step_once, lambda: clock.advance_ticks(1),
                      lambda: clock.configure(ClockConfig())):

@@ -220,6 +220,13 @@ cdef class WorldClock:
 
     # -- advancing -------------------------------------------------------------------------
 
+    @property
+    def can_advance(self):
+        """False where an advancing call would raise: on a thread inside ``presenting()``, or
+        inside a timer callback. Lets a caller refuse before it changes anything else."""
+        return not (self._running or
+                    (self._presenting and threading.get_ident() in self._presenters))
+
     cdef int _check_can_advance(self) except -1:
         if self._presenting and threading.get_ident() in self._presenters:
             raise RuntimeError("the clock cannot advance inside presenting(): "

@@ -142,6 +142,8 @@ class WorldClock:
         """Call ``callback(tick)`` once, ``k`` quanta from now."""
     @property
     def next_due_tick(self) -> int | None: ...
+    @property
+    def can_advance(self) -> bool: ...
     def presenting(self) -> Presentation:
         """A context manager marking render code: it costs zero world time."""
 

@@ -467,7 +467,13 @@ class WorldClockBinding:
         TypeError, ValueError
             If ``wall_dt`` is bad; nothing is read, applied or run. Control values never
             raise: see the class notes.
+        RuntimeError
+            If the clock cannot advance here (inside ``presenting()`` on this thread, or in
+            a timer callback); nothing is read, applied or run.
         """
+        if not self._clock.can_advance:
+            raise RuntimeError("drive() cannot advance the clock inside presenting() or a "
+                               "timer callback; nothing was applied")
         if wall_dt is None:
             now = perf_counter()
             mark = self._wall_mark
