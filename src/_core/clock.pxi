@@ -213,6 +213,7 @@ cdef class WorldClock:
         return self._tick
 
     cdef int _notify(self) except -1:
+        """Wake the threads in ``wait_for_tick_change``; free when none waits."""
         if self._waiters:
             with self._cond:
                 self._cond.notify_all()
@@ -233,51 +234,6 @@ cdef class WorldClock:
                                "presentation costs zero world time")
         if self._running:
             raise RuntimeError("the clock cannot advance from inside a timer callback")
-        return 0
-
-    cdef StepResult _result(self, int64_t first, int64_t steps, int64_t dropped):
-        cdef StepResult r = StepResult.__new__(StepResult)
-        r.steps = steps
-        r.first_tick = first
-        r.dropped = dropped
-        r.alpha = self._alpha
-        return r
-
-    cdef int _grant(self, int64_t n, str call) except -1:
-        """Owe n more quanta, refusing any that would take the tick past 2**62."""
-        if n > MAX_COUNT - self._tick - self._owed:
-            raise ValueError(f"{call} would take the tick past 2**62 (tick {self._tick})")
-        self._owed += n
-        return 0
-
-    cdef int _run_granted(self) except -1:
-        """Run the quanta granted (``_owed``): this call's and any an earlier call left.
-
-        Timers fire at their due ticks on the way. If a callback raises, the clock stays at
-        its due tick and the rest (the quanta, and timers due at that tick after it) stays
-        owed to the next advancing call.
-        """
-        cdef int64_t target = self._tick + self._owed
-        cdef Timer timer
-        if not self._heap:   # the hot path: nothing to fire on the way
-            if target != self._tick:
-                self._tick = target
-                self._owed = 0
-                self._notify()
-            return 0
-        try:
-            while True:
-                timer = _peek_timer(self)
-                if timer is None or timer._due > target:
-                    break
-                heappop(self._heap)
-                self._tick = timer._due
-                self._owed = target - self._tick
-                _fire(self, timer, self._tick, target)
-            self._tick = target
-            self._owed = 0
-        finally:
-            self._notify()
         return 0
 
     def advance(self, wall_dt):
@@ -304,7 +260,8 @@ cdef class WorldClock:
                 _as_seconds(wall_dt, "wall_dt", 0.0)
         else:
             d = _as_seconds(wall_dt, "wall_dt", 0.0)
-        self._check_can_advance()
+        if self._presenting or self._running:
+            self._check_can_advance()
         if self._mode == MODE_LIVE:
             q = d * self._scale / self._fixed_dt
             if q > MAX_QUANTA:
@@ -327,7 +284,7 @@ cdef class WorldClock:
                 steps = whole
         elif self._mode == MODE_LOCKSTEP:
             steps = self._lockstep_steps
-        self._grant(steps, "advance")   # the only check that can fail after validation
+        _grant(self, steps, "advance")   # the only check that can fail after validation
         if self._mode == MODE_LIVE:
             self._bank = b
             self._alpha = b
@@ -342,8 +299,8 @@ cdef class WorldClock:
             self._window_wall = 0.0
             self._window_ticks = 0
         first = self._tick
-        self._run_granted()
-        return self._result(first, self._tick - first, dropped)
+        _run_granted(self)
+        return _step_result(self, first, dropped)
 
     def advance_ticks(self, n):
         """Run exactly ``n`` quanta now, in any mode, with no cap (batch).
@@ -355,9 +312,9 @@ cdef class WorldClock:
         cdef int64_t count = _as_count(n, "n", 0)
         self._check_can_advance()
         cdef int64_t first = self._tick
-        self._grant(count, f"advance_ticks(n={n!r})")
-        self._run_granted()
-        return self._result(first, self._tick - first, 0)
+        _grant(self, count, "advance_ticks")
+        _run_granted(self)
+        return _step_result(self, first, 0)
 
     def step_once(self):
         """Run exactly one quantum, in any mode.
@@ -368,9 +325,9 @@ cdef class WorldClock:
         """
         self._check_can_advance()
         cdef int64_t first = self._tick
-        self._grant(1, "step_once()")
-        self._run_granted()
-        return self._result(first, self._tick - first, 0)
+        _grant(self, 1, "step_once")
+        _run_granted(self)
+        return _step_result(self, first, 0)
 
     def seek_tick(self, n):
         """Position the clock at tick ``n``; replay mode only.
@@ -445,3 +402,61 @@ cdef class WorldClock:
         cdef Presentation p = Presentation.__new__(Presentation)
         p._clock = self
         return p
+
+
+# The advancing calls' shared steps, as inline functions rather than methods: the hot path
+# then makes no vtable calls.
+
+cdef inline int _grant(WorldClock clock, int64_t n, str call) except -1:
+    """Owe n more quanta, refusing any that would take the tick past 2**62."""
+    if n > MAX_COUNT - clock._tick - clock._owed:
+        raise ValueError(f"{call} of {n} quanta would take the tick past 2**62 "
+                         f"(tick {clock._tick})")
+    clock._owed += n
+    return 0
+
+
+cdef inline int _run_granted(WorldClock clock) except -1:
+    """Run the quanta granted (``_owed``): this call's and any an earlier call left."""
+    if clock._heap:
+        return _run_granted_firing_timers(clock)
+    if clock._owed:
+        clock._tick += clock._owed
+        clock._owed = 0
+        if clock._waiters:
+            clock._notify()
+    return 0
+
+
+cdef int _run_granted_firing_timers(WorldClock clock) except -1:
+    """Run the granted quanta, firing timers at their due ticks on the way.
+
+    If a callback raises, the clock stays at its due tick and the rest (the quanta, and
+    timers due at that tick after it) stays owed to the next advancing call.
+    """
+    cdef int64_t target = clock._tick + clock._owed
+    cdef Timer timer
+    try:
+        while True:
+            timer = _peek_timer(clock)
+            if timer is None or timer._due > target:
+                break
+            heappop(clock._heap)
+            clock._tick = timer._due
+            clock._owed = target - clock._tick
+            _fire(clock, timer, clock._tick, target)
+        clock._tick = target
+        clock._owed = 0
+    finally:
+        clock._notify()
+    return 0
+
+
+cdef inline StepResult _step_result(WorldClock clock, int64_t first, int64_t dropped):
+    """The value an advancing call returns: the quanta since ``first``, and the clock's alpha."""
+    cdef StepResult r = StepResult.__new__(StepResult)
+    r.steps = clock._tick - first
+    r.first_tick = first
+    r.dropped = dropped
+    r.alpha = clock._alpha
+    return r

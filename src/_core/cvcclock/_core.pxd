@@ -72,10 +72,7 @@ cdef class WorldClock:
 
     cdef int _check_can_advance(self) except -1
     cdef int _set_mode(self, int mode) except -1
-    cdef int _grant(self, int64_t n, str call) except -1
-    cdef int _run_granted(self) except -1
     cdef int _notify(self) except -1
-    cdef StepResult _result(self, int64_t first, int64_t steps, int64_t dropped)
 
 
 cdef class Presentation:
