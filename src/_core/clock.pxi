@@ -2,7 +2,6 @@
 import threading
 
 
-
 # The bank is held in quanta, as a double, and snapped to the nearest whole quantum when it
 # lies within BANK_SNAP of one. Why not integer nanoseconds (Bevy's choice): fixed_dt itself is
 # rarely a whole number of nanoseconds (1/120 s is 8333333.3 ns), so a nanosecond bank rounds
@@ -49,7 +48,8 @@ cdef class WorldClock:
         """Replace the configuration and restart at tick 0.
 
         The bank, the dropped count, the realized-speed window and the frame count restart
-        too; the mode is kept. Followers see a discontinuity and resynchronise.
+        too; the mode is kept. Followers see a discontinuity and resynchronise; every timer
+        ends (a timer's period in quanta may not survive a new quantum).
         """
         if not isinstance(config, ClockConfig):
             raise TypeError(f"config must be a ClockConfig, got {config!r}")
@@ -225,11 +225,13 @@ cdef class WorldClock:
     def can_advance(self):
         """False where an advancing call would raise: on a thread inside ``presenting()``, or
         inside a timer callback. Lets a caller refuse before it changes anything else."""
-        return not (self._running or
-                    (self._presenting and threading.get_ident() in self._presenters))
+        return not (self._running or self._presenting_here())
+
+    cdef bint _presenting_here(self) except -1:
+        return self._presenting and threading.get_ident() in self._presenters
 
     cdef int _check_can_advance(self) except -1:
-        if self._presenting and threading.get_ident() in self._presenters:
+        if self._presenting_here():
             raise RuntimeError("the clock cannot advance inside presenting(): "
                                "presentation costs zero world time")
         if self._running:

@@ -70,6 +70,7 @@ cdef class WorldClock:
     cdef int64_t _timer_seq
     cdef int64_t _stale          # heap entries whose timer moved, paused or ended
 
+    cdef bint _presenting_here(self) except -1
     cdef int _check_can_advance(self) except -1
     cdef int _set_mode(self, int mode) except -1
     cdef int _notify(self) except -1
