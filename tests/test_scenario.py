@@ -197,11 +197,44 @@ def test_compose_runs_sub_scenarios_with_do():
 
     result = simulate(Parent(), seed=0, max_steps=20)
     assert log == [("parent invariant", 0), ("parent invariant", 1), ("sub always", 1),
-                   ("sub always", 2), ("sub always", 3), ("after do", 4), ("parent invariant", 5)]
+                   ("sub always", 2), ("sub always", 3), ("parent invariant", 4), ("after do", 4),
+                   ("parent invariant", 5)]
     assert result.termination_type is TerminationType.SCENARIO_COMPLETE
     assert result.termination_reason == "compose of scenario 'Parent' finished"
     assert "late" not in result.trajectory[0] and "late" in result.trajectory[1]
     assert [sorted(a) for a in result.actions] == [[]] + [["late"]] * 4
+
+
+def test_parent_invariants_checked_the_step_after_its_sub_scenario_stops():
+    checked = []
+
+    class Child(Scenario):
+        def setup(self, s):
+            s.terminate_after(2 * self.dt)
+
+    class Parent(Scenario):
+        def setup(self, s):
+            s.add_agent("car", Vehicle(), idle)
+            s.invariant(lambda: checked.append(s.sim.step) or True, name="inv")
+
+        def compose(self, s):
+            yield from s.do(Child())
+            while True:
+                yield wait()
+
+    stops = []
+    simulate(Parent(), seed=0, max_steps=6,
+             trace=lambda n, phase, subject: stops.append((n, subject)) if phase == "stopping" else None)
+    assert stops == [(2, "Child")]
+    assert checked == [0, 3, 4, 5, 6]       # not skipped at 3: compose is still inside do() then
+
+    class Violated(Parent):
+        def setup(self, s):
+            s.add_agent("car", Vehicle(), idle)
+            s.invariant(lambda: s.sim.step < 3, name="before 3")
+
+    with pytest.raises(GuardViolation, match="step 3, invariant before 3 of scenario 'Violated' violated"):
+        simulate(Violated(), seed=0, max_steps=6, raise_guard_violations=True)
 
 
 def test_compose_require_and_terminate_and_terminate_when():

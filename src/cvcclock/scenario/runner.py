@@ -4,7 +4,8 @@ One time step, in the order of Scenic's "Execution of Dynamic Scenarios" (the ph
 are what ``trace`` receives):
 
 1. each running scenario, in start order: ``require_always``, ``require_eventually``,
-   ``time_limit``, ``terminate_when``, ``invariants`` (unless inside ``do``), ``compose``,
+   ``time_limit``, ``terminate_when``, ``invariants`` (unless a sub-scenario it started
+   with ``do`` is still running), ``compose``,
    ``stopping`` (only when it stops);
 2. ``records``: the trajectory entry, ``record_initial`` at step 0, every ``record``;
 3. ``monitors``: each monitor resumed once (``monitor``, per monitor);

@@ -94,8 +94,7 @@ class Scope:
         self._limit: int | None = None
         self._limit_seconds = 0.0
         self._compose: Generator[Take, None, Any] | None = None
-        self._children: list[Scope] = []
-        self._in_do = 0
+        self._children: list[Scope] = []     # the sub-scenarios of the do() in progress
 
     @property
     def rng(self) -> Any:
@@ -185,18 +184,15 @@ class Scope:
             if not isinstance(sc, Scenario):
                 raise TypeError(f"do() runs Scenario instances, got {sc!r}")
         children = [self._start_child(sc) for sc in scenarios]
-        self._in_do += 1
-        try:
-            while any(child.running for child in children):
-                yield WAIT
-        finally:
-            self._in_do -= 1
+        while any(child.running for child in children):
+            yield WAIT
 
     # -- the runner's side -----------------------------------------------------------------
 
     def _start_child(self, scenario: Scenario) -> Scope:
         child = Scope(scenario, self.sim, self)
         scenario.setup(child)
+        self._children = [c for c in self._children if c.running]
         self._children.append(child)
         self.sim._scopes.append(child)
         return child
@@ -226,7 +222,9 @@ class Scope:
                 if pred():
                     reason = f"terminate_when {desc} of scenario {name!r} held"
                     break
-        if reason is None and not self._in_do:
+        # Running a sub-scenario means one is still running, not that compose is still inside
+        # do(): that only returns at compose's next resumption, after this check.
+        if reason is None and not any(child.running for child in self._children):
             if trace:
                 trace(n, "invariants", name)
             for desc, pred in self._invariants:
