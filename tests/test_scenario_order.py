@@ -4,7 +4,9 @@ The runner's trace and every user callable (predicates, compose, monitors, behav
 guards, the records and the simulator's methods) write to one log, each entry stamped with
 the step the simulation believes it is at. The whole log of a run is compared with the
 order the seed prescribes: setup, step 0, the middle steps, and the last step of a run
-ending through each termination reason.
+ending through each termination reason (a scenario stopping by its time limit, its compose
+returning or terminating, or a terminate_when condition), and a run with a ``do``
+sub-scenario and a sub-behavior that returns.
 """
 
 import pytest
@@ -24,6 +26,7 @@ from cvcclock.scenario import (
 )
 
 STOP_AT = 3
+SCENARIO_STOPS = ("scenario", "compose_finished", "compose_terminate", "terminate_when")
 
 
 class LoggingSimulator(PointMassSimulator):
@@ -101,7 +104,7 @@ class AllPhases(Scenario):
         s.add_agent("b", Vehicle(x=10.0), plain)
         s.require_always(lambda: note("always"))
         s.require_eventually(lambda: note("eventually", s.sim.step >= 1))
-        s.terminate_when(lambda: note("terminate_when", False))
+        s.terminate_when(lambda: note("terminate_when", at_stop("terminate_when")))
         s.invariant(lambda: note("scenario_invariant"))
         if stop == "scenario":
             s.terminate_after(STOP_AT * self.dt)
@@ -115,6 +118,10 @@ class AllPhases(Scenario):
     def compose(self, s):
         while True:
             self.log.append((s.sim.step, "compose"))
+            if s.sim.step == STOP_AT and self.stop == "compose_finished":
+                return
+            if s.sim.step == STOP_AT and self.stop == "compose_terminate":
+                terminate("compose is done")
             yield wait()
 
 
@@ -132,14 +139,18 @@ def expected_step(n, stop=None):
          (n, "time_limit:AllPhases")]
     if stop == "scenario":
         e += [(n, "stopping:AllPhases")]
+    elif stop == "terminate_when":      # stops before its invariants and compose
+        e += [(n, "terminate_when:AllPhases"), (n, "terminate_when"), (n, "stopping:AllPhases")]
     else:
         e += [(n, "terminate_when:AllPhases"), (n, "terminate_when"),
               (n, "invariants:AllPhases"), (n, "scenario_invariant"),
               (n, "compose:AllPhases"), (n, "compose")]
+        if stop in ("compose_finished", "compose_terminate"):   # stops after its compose
+            e += [(n, "stopping:AllPhases")]
     e += [(n, "records")] + [(n, "record_initial")] * (n == 0) + [(n, "record")]
     e += [(n, "monitors"), (n, "monitor:m1"), (n, "m1"), (n, "monitor:m2"), (n, "m2"),
           (n, "termination_checks")]
-    if stop in ("scenario", "monitor"):
+    if stop in SCENARIO_STOPS or stop == "monitor":
         return e + end(n)
     e += [(n, "end_condition")]
     if stop in ("condition", "time_limit"):
@@ -168,6 +179,10 @@ def run(stop, **kwargs):
 ENDINGS = {
     "time_limit": (TerminationType.TIME_LIMIT, "reached max_steps=3"),
     "scenario": (TerminationType.SCENARIO_COMPLETE, "scenario 'AllPhases' reached its time limit"),
+    "compose_finished": (TerminationType.SCENARIO_COMPLETE, "compose of scenario 'AllPhases' finished"),
+    "compose_terminate": (TerminationType.SCENARIO_COMPLETE,
+                          "compose of scenario 'AllPhases' terminated it: compose is done"),
+    "terminate_when": (TerminationType.SCENARIO_COMPLETE, "terminate_when <lambda>"),
     "condition": (TerminationType.TERMINATION_CONDITION, "terminate_simulation_when"),
     "monitor": (TerminationType.MONITOR, "monitor 'm1' terminated the simulation: m1 saw enough"),
     "behavior": (TerminationType.BEHAVIOR, "agent 'b' terminated the simulation: b is done"),
@@ -193,3 +208,112 @@ def test_step_zero_and_a_middle_step_alone():
     assert log[len(SETUP):len(SETUP) + len(expected_step(0))] == expected_step(0)
     step1 = [entry for entry in log if entry[0] == 1]
     assert step1 == expected_step(1)
+
+
+class WithDo(Scenario):
+    """A compose running a sub-scenario with ``do``, and a behavior whose sub-behavior returns."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def simulator(self):
+        return LoggingSimulator(self.log)
+
+    def setup(self, s):
+        log = self.log
+        s.sim.simulator.sim = s.sim
+
+        def note(label, value=True):
+            log.append((s.sim.step, label))
+            return value
+
+        self.note = note
+
+        @invariant(lambda car: note("inner_invariant"))
+        def inner(car):
+            for _ in range(2):
+                note("inner")
+                yield take(Throttle(0.3))
+
+        @invariant(lambda car: note("outer_invariant"))
+        def outer(car):
+            note("outer")
+            yield take(Throttle(0.1))
+            yield from inner(car)          # started at step 1, returns at step 3
+            while True:
+                note("outer")
+                yield take(Throttle(0.1))
+
+        s.add_agent("a", Vehicle(), outer)
+        s.invariant(lambda: note("parent_invariant"))
+
+    def compose(self, s):
+        self.note("compose")
+        yield wait()
+        self.note("compose")
+        yield from s.do(Child(self.note))   # runs from step 1; stops at step 3
+        while True:
+            self.note("compose")
+            yield wait()
+
+
+class Child(Scenario):
+    def __init__(self, note):
+        self.note = note
+
+    def setup(self, s):
+        self.note("child_setup")
+        s.require_always(lambda: self.note("child_always"))
+        s.invariant(lambda: self.note("child_invariant"))
+        s.terminate_after(2 * self.dt)
+
+
+def test_a_do_sub_scenario_and_a_returning_sub_behavior_in_the_seeds_order():
+    log = []
+
+    def trace(step, phase, subject):
+        log.append((step, f"{phase}:{subject}" if subject else phase))
+
+    result = simulate(WithDo(log), seed=1, trace=trace, max_steps=5)
+
+    def parent(n, in_do=False, compose=()):
+        e = [(n, "require_always:WithDo"), (n, "require_eventually:WithDo"), (n, "time_limit:WithDo"),
+             (n, "terminate_when:WithDo")]
+        if not in_do:       # its invariants are not checked while its sub-scenario runs
+            e += [(n, "invariants:WithDo"), (n, "parent_invariant")]
+        return e + [(n, "compose:WithDo")] + [(n, label) for label in compose]
+
+    def child(n, stop=False):
+        e = [(n, "require_always:Child"), (n, "child_always"), (n, "require_eventually:Child"),
+             (n, "time_limit:Child")]
+        if stop:
+            return e + [(n, "stopping:Child")]
+        return e + [(n, "terminate_when:Child"), (n, "invariants:Child"), (n, "child_invariant")]  # no compose
+
+    def rest(n, behavior, last=False):
+        e = [(n, "records"), (n, "monitors"), (n, "termination_checks")]
+        if last:
+            return e + [(n, "end")]
+        return e + [(n, "behavior_invariants:a")] + [(n, label) for label in behavior] + [
+            (n, "actions"), (n, "apply:a"), (n, "simulator_step"), (n, "sim_step"),
+            (n, "dynamic_properties"), (n, "props:a"), (n, "clock")]
+
+    want = [(0, "props:a")]
+    # step 0: the behavior starts (its invariant checked at the start), takes an action
+    want += parent(0, compose=["compose"]) + rest(0, ["outer_invariant", "behavior:a", "outer"])
+    # step 1: compose starts the sub-scenario, which runs its first step after its parent;
+    # the behavior starts its sub-behavior, whose invariants are checked as it starts
+    want += parent(1, compose=["compose", "child_setup"]) + child(1)
+    want += rest(1, ["outer_invariant", "behavior:a", "inner_invariant", "inner"])
+    # step 2: inside do and inside the sub-behavior: only the innermost invariants
+    want += parent(2, in_do=True) + child(2)
+    want += rest(2, ["inner_invariant", "behavior:a", "inner"])
+    # step 3: the sub-scenario reaches its time limit and stops; the sub-behavior returns,
+    # and the behavior it resumed has its invariants checked once it has yielded
+    want += parent(3, in_do=True) + child(3, stop=True)
+    want += rest(3, ["inner_invariant", "behavior:a", "outer", "outer_invariant"])
+    # step 4: the parent's invariants are checked again, before compose leaves do()
+    want += parent(4, compose=["compose"]) + rest(4, ["outer_invariant", "behavior:a", "outer"])
+    want += parent(5, compose=["compose"]) + rest(5, [], last=True)
+    assert log == want
+    assert result.termination_type is TerminationType.TIME_LIMIT and result.steps == 5
