@@ -406,6 +406,48 @@ def test_an_action_the_simulator_rejects_names_agent_step_and_value():
         simulate(Solo(wrong_kind), seed=0, max_steps=5)
 
 
+def test_any_exception_from_apply_action_names_agent_step_and_action():
+    class Strict(PointMassSimulator):
+        def apply_action(self, handle, action):
+            if action.value > 0.5:
+                raise ValueError("too much")
+            if action.value < -0.5:
+                raise KeyError("brakes")
+            super().apply_action(handle, action)
+
+    class OnStrict(Solo):
+        def simulator(self):
+            return Strict()
+
+    def floor_it(car):
+        yield take(Throttle(0.1))
+        yield take(Throttle(0.9))
+
+    with pytest.raises(ActionRejected, match=r"action Throttle\(value=0.9\) of agent 'car' at step 1: "
+                                             r"ValueError: too much$") as info:
+        simulate(OnStrict(floor_it), seed=0, max_steps=5)
+    assert type(info.value.__cause__) is ValueError
+
+    def brake(car):
+        yield take(Throttle(-0.9))
+
+    with pytest.raises(ActionRejected, match=r"action Throttle\(value=-0.9\) of agent 'car' at step 0: "
+                                             r"KeyError: 'brakes'") as info:
+        simulate(OnStrict(brake), seed=0, max_steps=5)
+    assert type(info.value.__cause__) is KeyError
+
+    class Rejecting(PointMassSimulator):
+        def apply_action(self, handle, action):
+            require(False, "the simulator says no")
+
+    class OnRejecting(Solo):
+        def simulator(self):
+            return Rejecting()
+
+    with pytest.raises(TooManyRejections, match="step 0, the simulator says no"):
+        simulate(OnRejecting(brake), seed=0, max_steps=5, max_iterations=2)
+
+
 def test_a_time_step_that_is_not_whole_quanta():
     clock = WorldClock(ClockConfig(fixed_dt=0.01))
     with pytest.raises(ValueError, match=r"scenario 'Solo': time step dt=0.015 is 1.5 quanta .* 1 .* and 2"):

@@ -303,9 +303,12 @@ class ScenarioRunner:
             for action in actions:
                 try:
                     backend.apply_action(agent.handle, action)
-                except InvalidAction as e:
+                except RejectSimulation:
+                    raise           # the simulator rejects the attempt, deliberately
+                except Exception as e:
+                    why = str(e) if isinstance(e, InvalidAction) else f"{type(e).__name__}: {e}"
                     raise ActionRejected(
-                        f"the simulator rejected action {action!r} of agent {agent.name!r} at step {n}: {e}") from e
+                        f"the simulator rejected action {action!r} of agent {agent.name!r} at step {n}: {why}") from e
         # 7. simulator step
         if trace:
             trace(n, "simulator_step", None)

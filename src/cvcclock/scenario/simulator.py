@@ -26,8 +26,8 @@ __all__ = [
 class InvalidAction(ValueError):
     """Raised by :meth:`Simulator.apply_action` for an action the simulator cannot execute.
 
-    The runner turns it into an :class:`~cvcclock.scenario.ActionRejected` naming the agent,
-    the step and the action.
+    The runner turns it (and any other exception but a ``RejectSimulation``) into an
+    :class:`~cvcclock.scenario.ActionRejected` naming the agent, the step and the action.
     """
 
 
