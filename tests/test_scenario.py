@@ -2,6 +2,7 @@
 
 import doctest
 import random
+import re
 
 import pytest
 
@@ -453,6 +454,34 @@ def test_a_time_step_that_is_not_whole_quanta():
     with pytest.raises(ValueError, match=r"scenario 'Solo': time step dt=0.015 is 1.5 quanta .* 1 .* and 2"):
         ScenarioRunner(Solo(idle), clock, 0.015, seed=0)
     assert clock.tick == 0
+
+
+@pytest.mark.parametrize("dt", [0, 0.0, -0.1, float("nan"), float("inf")])
+def test_a_time_step_that_is_not_a_positive_number_names_dt_and_the_scenario(dt):
+    with pytest.raises(ValueError, match=rf"scenario 'Solo': dt must be a finite number of seconds > 0, "
+                                         rf"got {re.escape(repr(dt))}$"):
+        simulate(Solo(idle), seed=0, max_steps=1, dt=dt)
+    with pytest.raises(ValueError, match=rf"scenario 'Solo': dt must be .* got {re.escape(repr(dt))}$"):
+        ScenarioRunner(Solo(idle), WorldClock(ClockConfig(fixed_dt=0.01)), dt, seed=0)
+
+    class Odd(Solo):
+        pass
+
+    Odd.dt = dt
+    with pytest.raises(ValueError, match=rf"scenario 'Odd': Odd.dt must be .* got {re.escape(repr(dt))}$"):
+        simulate(Odd(idle), seed=0, max_steps=1)
+
+
+def test_a_time_step_that_is_not_a_number():
+    for dt in ("0.1", True):
+        with pytest.raises(TypeError, match=r"scenario 'Solo': dt must be a number of seconds, got"):
+            simulate(Solo(idle), seed=0, max_steps=1, dt=dt)
+
+    class NoDt(Solo):
+        dt = None
+
+    with pytest.raises(TypeError, match="scenario 'NoDt': NoDt.dt must be a number of seconds, got None"):
+        simulate(NoDt(idle), seed=0, max_steps=1)
 
 
 def test_other_bad_arguments():

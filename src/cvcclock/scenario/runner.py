@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -122,7 +123,7 @@ class ScenarioRunner:
             raise TypeError(f"seed must be an int, got {seed!r}")
         if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
             raise ValueError(f"max_iterations must be an int >= 1, got {max_iterations!r}")
-        dt = scenario.dt if dt is None else dt
+        dt = _check_dt(scenario, dt)
         try:
             self.follower = ClockFollower.for_step(clock, dt)
         except (TypeError, ValueError) as e:
@@ -375,6 +376,18 @@ class ScenarioRunner:
         )
 
 
+def _check_dt(scenario: Scenario, dt: float | None) -> float:
+    """The time step, ``scenario.dt`` unless given: a finite number of seconds > 0."""
+    step = scenario.dt if dt is None else dt
+    where = "dt" if dt is not None else f"{type(scenario).__name__}.dt"
+    if isinstance(step, bool) or not isinstance(step, (int, float)):
+        raise TypeError(f"scenario {scenario.name!r}: {where} must be a number of seconds, got {step!r}")
+    if not (math.isfinite(step) and step > 0):
+        raise ValueError(f"scenario {scenario.name!r}: {where} must be a finite number of seconds > 0, "
+                         f"got {step!r}")
+    return step
+
+
 def _name(fn: Any) -> str:
     return repr(getattr(fn, "__name__", fn))
 
@@ -416,7 +429,9 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None, tim
     TooManyRejections
         If every one of ``max_iterations`` attempts was rejected.
     """
-    step = scenario.dt if dt is None else dt
+    if not isinstance(scenario, Scenario):
+        raise TypeError(f"scenario must be a Scenario instance, got {scenario!r}")
+    step = _check_dt(scenario, dt)      # before the clock, whose error would name neither
     clock = WorldClock(ClockConfig(fixed_dt=step))
     runner = ScenarioRunner(scenario, clock, step, seed=seed, max_steps=max_steps, time_limit=time_limit,
                             max_iterations=max_iterations, simulator=simulator,
