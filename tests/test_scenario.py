@@ -174,6 +174,20 @@ def test_randomness_comes_from_the_runs_generator_only():
     assert simulate(Solo(jitter), seed=8, max_steps=20) != first
 
 
+def test_a_seed_and_its_negation_draw_different_streams():
+    class Draws(Scenario):
+        def setup(self, s):
+            s.record_initial("u", lambda: [s.rng.random() for _ in range(3)])
+
+    def draws(seed):
+        return simulate(Draws(), seed=seed, max_steps=0).records_initial["u"]
+
+    assert random.Random(5).random() == random.Random(-5).random()    # why not Random(seed)
+    for seed in (1, 5, 12, 2**70):
+        assert draws(seed) != draws(-seed)
+    assert draws(5) == draws(5)
+
+
 # -- modular scenarios -----------------------------------------------------------------
 
 

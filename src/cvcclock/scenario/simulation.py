@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from collections.abc import Callable, Generator, Mapping
@@ -97,7 +98,8 @@ class Simulation:
     dt : float
         The time step in seconds.
     rng : random.Random
-        The attempt's generator, seeded with ``seed``; the only randomness to use.
+        The attempt's generator, seeded from the sha256 of ``seed`` in decimal; the only
+        randomness to use.
     seed : int
         The attempt's seed.
     agents : dict
@@ -109,7 +111,8 @@ class Simulation:
     def __init__(self, simulator: Simulator, seed: int, dt: float) -> None:
         self.simulator = simulator
         self.seed = seed
-        self.rng = random.Random(seed)
+        # Not Random(seed): it seeds from abs(seed), so seed and -seed would share a stream.
+        self.rng = random.Random(int.from_bytes(hashlib.sha256(str(seed).encode()).digest(), "big"))
         self.dt = dt
         self.step = 0
         self.agents: dict[str, Agent] = {}
