@@ -393,8 +393,50 @@ def test_yielding_something_else_names_agent_step_and_value():
     def not_a_generator(car):
         return 3
 
-    with pytest.raises(BehaviorError, match="not_a_generator' of agent 'car' returned 3, not a generator"):
+    with pytest.raises(BehaviorError, match="not_a_generator' of agent 'car' returned 3 at step 0, not a generator"):
         simulate(Solo(not_a_generator), seed=0, max_steps=5)
+
+    class Later(Scenario):          # an agent a sub-scenario adds starts its behavior later
+        def compose(self, s):
+            yield wait()
+            yield from s.do(Solo(not_a_generator))
+
+    with pytest.raises(BehaviorError, match="of agent 'car' returned 3 at step 1, not a generator"):
+        simulate(Later(), seed=0, max_steps=5)
+
+    def not_a_monitor(sim):
+        return None
+
+    with pytest.raises(BehaviorError, match="monitor 'not_a_monitor' returned None at step 0, not a generator"):
+        simulate(Solo(idle, lambda s, car: s.monitor(not_a_monitor)), seed=0, max_steps=5)
+
+    class LateMonitor(Scenario):
+        def compose(self, s):
+            yield wait()
+            yield wait()
+            s.monitor(lambda sim: 5, name="five")
+            yield wait()
+
+    with pytest.raises(BehaviorError, match="monitor 'five' returned 5 at step 2, not a generator"):
+        simulate(LateMonitor(), seed=0, max_steps=5)
+
+    class ComposeReturns(Scenario):
+        def compose(self, s):
+            return 5
+
+    with pytest.raises(BehaviorError, match="compose of scenario 'ComposeReturns' returned 5 at step 0, not a gen"):
+        simulate(ComposeReturns(), seed=0, max_steps=5)
+
+    class Sub(ComposeReturns):
+        pass
+
+    class Starts(Scenario):
+        def compose(self, s):
+            yield wait()
+            yield from s.do(Sub())
+
+    with pytest.raises(BehaviorError, match="compose of scenario 'Sub' returned 5 at step 1, not a generator"):
+        simulate(Starts(), seed=0, max_steps=5)
 
     class ComposeActs(Scenario):
         def compose(self, s):
@@ -513,6 +555,9 @@ def test_other_bad_arguments():
         simulate(Solo(idle, spec=3), seed=1, max_steps=1)
     with pytest.raises(ValueError, match="Vehicle.speed must be >= 0"):
         Vehicle(speed=-1.0)
+    for field in ("x", "speed", "max_yaw_rate"):
+        with pytest.raises(ValueError, match=f"Vehicle.{field} must be a finite number, got True"):
+            Vehicle(**{field: True})
     with pytest.raises(AttributeError, match=r"agent 'car' has no property 'colour'; it has \['heading'"):
         simulate(Solo(lambda car: (take() for _ in [car.colour])), seed=1, max_steps=1)
     with pytest.raises(RuntimeError, match="terminate\\(\\) was called outside"):

@@ -277,7 +277,7 @@ class ScenarioRunner:
                 gen = agent._gen
                 chain: Chain | None = None
                 if gen is None:
-                    gen = agent._gen = _start_behavior(agent)
+                    gen = agent._gen = _start_behavior(agent, n)
                 elif guarded:
                     chain = check_invariants(gen)
                 if trace:
@@ -336,6 +336,10 @@ class ScenarioRunner:
             try:
                 if m.gen is None:
                     m.gen = m.fn(sim, *m.args)
+                    if not hasattr(m.gen, "__next__"):
+                        raise BehaviorError(
+                            f"monitor {m.name!r} returned {m.gen!r} at step {n}, not a generator; a monitor "
+                            f"is a generator function (it must yield)")
                 item = next(m.gen, _END)
             except RejectSimulation as e:
                 e.args = (f"monitor {m.name!r}: {e}",)
@@ -401,12 +405,12 @@ def _odd_item(agent: Agent, item: Any, n: int) -> Take:
                         f"step {n}; a behavior yields take(*actions) or wait()")
 
 
-def _start_behavior(agent: Agent) -> Any:
+def _start_behavior(agent: Agent, n: int) -> Any:
     """Call the agent's behavior (which checks its guards) and check it made a generator."""
     gen = agent.behavior(agent, *agent.args)  # type: ignore[misc]
     if not hasattr(gen, "__next__"):
-        raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} returned {gen!r}, "
-                            f"not a generator; a behavior is a generator function (it must yield)")
+        raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} returned {gen!r} "
+                            f"at step {n}, not a generator; a behavior is a generator function (it must yield)")
     return gen
 
 

@@ -246,7 +246,8 @@ class Scope:
             if gen is None:
                 gen = self._compose = self.scenario.compose(self)  # type: ignore[misc]
                 if not isinstance(gen, Generator):
-                    raise TypeError(f"compose of scenario {name!r} must be a generator method, got {gen!r}")
+                    raise BehaviorError(f"compose of scenario {name!r} returned {gen!r} at step {n}, not a "
+                                        f"generator; compose must be a generator method (it must yield)")
             item = next(gen)
         except StopIteration:
             return f"compose of scenario {name!r} finished"

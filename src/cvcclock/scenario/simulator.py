@@ -88,7 +88,7 @@ class Vehicle:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if not isinstance(value, (int, float)) or not math.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ValueError(f"Vehicle.{field.name} must be a finite number, got {value!r}")
         if self.speed < 0.0:
             raise ValueError(f"Vehicle.speed must be >= 0, got {self.speed!r}")
