@@ -11,6 +11,12 @@ resumed while not inside a sub-behavior (a ``yield from`` in progress): before t
 resumption, or, when a sub-behavior returns to it, once that resumption has yielded and
 before its actions are taken. A violation rejects the attempt (or raises, with
 ``raise_guard_violations=True``).
+
+So when a sub-behavior returns, its parent's invariants are checked after the parent has
+resumed and yielded, not at the instant of the return: Python offers no hook at the end of
+a ``yield from``. The parent's code up to that yield has run by then (its side effects and
+``rng`` draws included), but the action it yielded is never executed when an invariant is
+violated.
 """
 
 from __future__ import annotations
