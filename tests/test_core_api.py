@@ -7,7 +7,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 
 import cvcclock
 from cvcclock import ClockConfig, Mode, StepResult, WorldClock

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cvcclock import ClockConfig, ClockFollower, Mode, WorldClock
+from cvcclock import ClockConfig, ClockFollower, WorldClock
 
 
 class Recorder:

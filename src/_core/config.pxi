@@ -98,6 +98,12 @@ cdef int64_t _as_count(object value, str name, int64_t minimum,
     return n
 
 
+def _check_seconds(value, name):
+    """The core's rule for a duration argument, for the Python layer to share: a finite real
+    number >= 0 (not a bool), else a TypeError or ValueError naming ``name`` and the value."""
+    return _as_seconds(value, name, 0.0)
+
+
 cdef double _as_scale(object value) except? -1.0:
     return _as_seconds(value, "scale", 0.0, MAX_SCALE)
 

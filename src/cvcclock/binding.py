@@ -18,7 +18,7 @@ from collections.abc import Callable, MutableMapping
 from time import perf_counter
 from typing import Any, ClassVar, NamedTuple
 
-from cvcclock._core import Mode, StepResult, WorldClock
+from cvcclock._core import Mode, StepResult, WorldClock, _check_seconds
 
 __all__ = ["IgnoredControl", "WorldClockBinding", "WorldClockKeys"]
 
@@ -246,16 +246,6 @@ def _same(a: object, b: object) -> bool:
             and math.isnan(b))
 
 
-def _wall_seconds(value: object) -> float:
-    """Validate ``wall_dt`` as the core would, before the drive changes anything."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"wall_dt must be a real number, got {value!r}")
-    d = float(value)
-    if not (math.isfinite(d) and d >= 0.0):
-        raise ValueError(f"wall_dt must be finite and non-negative, got {value!r}")
-    return d
-
-
 class WorldClockBinding:
     """Drive a ``WorldClock`` from the control keys of a tree, and publish its telemetry there.
 
@@ -481,7 +471,7 @@ class WorldClockBinding:
             wall_dt = 0.0 if mark is None else now - mark
         else:
             if type(wall_dt) is not float or not 0.0 <= wall_dt <= 1e300:
-                wall_dt = _wall_seconds(wall_dt)
+                wall_dt = _check_seconds(wall_dt, "wall_dt")
             self._wall_mark = None
         get = self._get
         seen = self._seen

@@ -12,7 +12,6 @@ import asyncio
 import collections
 import inspect
 import math
-import numbers
 import operator
 import os
 import statistics
@@ -21,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from cvcclock._core import StepResult, WorldClock
+from cvcclock._core import StepResult, WorldClock, _check_seconds
 
 __all__ = ["FrameDriver", "FrameLoop", "PacingStats"]
 
@@ -107,15 +106,6 @@ def _check_max_frames(value: object) -> int | None:
     if count < 0:
         raise ValueError(f"max_frames must be None or >= 0, got {value!r}")
     return count
-
-
-def _check_spin(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"spin must be a real number of seconds, got {value!r}")
-    spin = float(value)
-    if not (math.isfinite(spin) and spin >= 0.0):
-        raise ValueError(f"spin must be a finite number >= 0, got {value!r}")
-    return spin
 
 
 class _Run:
@@ -229,7 +219,7 @@ class FrameLoop:
                             f"WorldClock .clock, got {driver!r}")
         if isinstance(fps, bool) or not (isinstance(fps, (int, float)) and 0 < fps < math.inf):
             raise ValueError(f"fps must be a finite number > 0, got {fps!r}")
-        self._spin = _check_spin(spin)
+        self._spin = _check_seconds(spin, "spin")
         self._period = 1.0 / fps
         self._fps = fps
         self.capture = bool(capture)
@@ -241,7 +231,7 @@ class FrameLoop:
 
     @spin.setter
     def spin(self, value: float) -> None:
-        self._spin = _check_spin(value)
+        self._spin = _check_seconds(value, "spin")
 
     @property
     def clock(self) -> WorldClock:

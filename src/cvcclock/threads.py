@@ -9,8 +9,6 @@ and before ``configure`` or ``seek_tick``, so the steps due before a discontinui
 
 from __future__ import annotations
 
-import math
-import numbers
 import threading
 import weakref
 from collections.abc import Callable
@@ -18,7 +16,7 @@ from time import perf_counter
 from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from cvcclock._core import ClockFollower, Mode, WorldClock
+from cvcclock._core import ClockFollower, Mode, WorldClock, _check_seconds
 
 __all__ = ["SimThread", "SimWorld"]
 
@@ -62,24 +60,12 @@ def _world_callables(world: object) -> tuple[Callable[[float], object], Callable
 
 
 def _timeout(value: object) -> float | None:
-    """``value`` as a wait's timeout: None (for ever) or finite seconds >= 0.
-
-    A timeout longer than ``threading.TIMEOUT_MAX`` waits for ever, as None does.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is neither None nor a real number (a bool is not).
-    ValueError
-        If ``value`` is NaN, infinite or negative.
+    """``value`` as a wait's timeout: None (for ever) or finite seconds >= 0, checked by the
+    core's rule. A timeout longer than ``threading.TIMEOUT_MAX`` waits for ever, as None does.
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"timeout must be a real number of seconds or None, got {value!r}")
-    seconds = float(value)
-    if not (math.isfinite(seconds) and seconds >= 0.0):
-        raise ValueError(f"timeout must be finite and >= 0 (or None), got {value!r}")
+    seconds = _check_seconds(value, "timeout")
     return None if seconds > threading.TIMEOUT_MAX else seconds
 
 
