@@ -472,7 +472,7 @@ BAD_VALUES = [
     ("lockstep_steps", 2**61, f"lockstep_steps must be <= 4294967296, got {2**61}"),
     ("lockstep_steps", 1.5, "not a whole number"),
     ("lockstep_steps", "many", "not an integer"),
-    ("lockstep_steps", 2**70, "too large"),
+    ("lockstep_steps", 2**70, "must be <= 4294967296"),
     ("step", "next", "not an integer"),
     ("step", 1.5, "not a whole number"),
     ("step", True, "bool"),

@@ -1,15 +1,26 @@
-# cython: language_level=3, binding=False, embedsignature=True, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False, always_allow_keywords=False, auto_pickle=False
+# cython: language_level=3, binding=False, embedsignature=True, embedsignature.format=clinic, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False, always_allow_keywords=False, auto_pickle=False
 """The compiled core of cvcclock: the clock, its followers and its timers.
 
 One module, its source split by concept into the .pxi files included below; the fields of
 its cdef classes are declared in cvcclock/_core.pxd (the package path Cython looks up).
 """
 
-from libc.stdint cimport int64_t
-from libc.math cimport INFINITY, ceil, fabs, floor, fmin, isfinite
+import enum
+import numbers
+import operator
+import sys
+import threading
+from heapq import heapify, heappop, heappush
 
+cimport cython
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from libc.math cimport INFINITY, ceil, fabs, floor, fmin, isfinite
+from libc.stdint cimport int64_t
+
+include "checks.pxi"
 include "config.pxi"
 include "result.pxi"
 include "clock.pxi"
 include "follower.pxi"
 include "timers.pxi"
+include "presentation.pxi"

@@ -1,5 +1,4 @@
 # The world clock: banking wall time into whole quanta, the stall guard, alpha, realized speed.
-import threading
 
 
 # The bank is held in quanta, as a double, and snapped to the nearest whole quantum when it

@@ -1,12 +1,4 @@
-# Modes, argument validation and the immutable clock configuration.
-import enum
-import math
-import numbers
-import operator
-
-from cpython.long cimport PyLong_AsLongLongAndOverflow
-
-
+# Modes and the immutable clock configuration.
 
 class Mode(enum.StrEnum):
     """How ``WorldClock.advance`` turns wall time into quanta.
@@ -33,8 +25,6 @@ cdef enum:
 
 # Quanta beyond this in one call cannot be counted exactly in a double.
 cdef double MAX_QUANTA = 2.0 ** 52
-# Ticks, counts and due ticks stay at or below this, so int64 sums of two never overflow.
-cdef int64_t MAX_COUNT = 2 ** 62
 # Bounds that keep one call's quanta countable: a live advance spans at most
 # wall_dt * MAX_SCALE / MIN_FIXED_DT quanta, and per-call step counts stay small.
 cdef double MIN_FIXED_DT = 1e-6
@@ -52,56 +42,6 @@ cdef int _mode_index(object mode) except -1:
             pass
         raise ValueError(f"mode={mode!r} is not a mode; expected one of {_MODE_NAMES}")
     raise TypeError(f"mode must be a Mode or one of {_MODE_NAMES}, got {mode!r}")
-
-
-cdef double _as_seconds(object value, str name, double minimum,
-                        double maximum=INFINITY) except? -1.0:
-    """A finite real number in [minimum, maximum], or an error naming ``name`` and the value."""
-    cdef double d
-    if type(value) is float:
-        d = value
-    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    else:
-        d = float(value)
-    if not isfinite(d) or d < minimum or d > maximum:
-        bound = "non-negative" if minimum == 0.0 else f">= {minimum!r}"
-        if maximum != INFINITY:
-            bound += f" and <= {maximum!r}"
-        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
-    return d
-
-
-cdef int64_t _as_count(object value, str name, int64_t minimum,
-                       int64_t maximum=MAX_COUNT) except? -1:
-    """An int (not a bool) in [minimum, maximum], or an error naming ``name`` and the value."""
-    cdef int64_t n
-    cdef int overflow = 0
-    if type(value) is int:   # the hot path: no Python-level calls or comparisons
-        n = PyLong_AsLongLongAndOverflow(value, &overflow)
-        if overflow or not -MAX_COUNT <= n <= MAX_COUNT:
-            raise ValueError(f"{name} is too large, got {value!r}")
-    elif isinstance(value, bool):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    else:
-        try:
-            index = operator.index(value)
-        except TypeError:
-            raise TypeError(f"{name} must be an integer, got {value!r}") from None
-        if not -MAX_COUNT <= index <= MAX_COUNT:
-            raise ValueError(f"{name} is too large, got {value!r}")
-        n = index
-    if n < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
-    if n > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {value!r}")
-    return n
-
-
-def _check_seconds(value, name):
-    """The core's rule for a duration argument, for the Python layer to share: a finite real
-    number >= 0 (not a bool), else a TypeError or ValueError naming ``name`` and the value."""
-    return _as_seconds(value, name, 0.0)
 
 
 cdef double _as_scale(object value) except? -1.0:

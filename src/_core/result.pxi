@@ -1,5 +1,4 @@
 # The value every advancing call returns.
-cimport cython
 
 
 @cython.freelist(16)

@@ -1,7 +1,6 @@
 # Timers: a binary heap on the clock, keyed by (due tick, creation order), fired inside the
 # advancing call that runs their due tick. A wide advance costs O(fired * log timers): the loop
 # jumps from due tick to due tick and never visits the quanta in between.
-from heapq import heapify, heappop, heappush
 
 cdef enum:
     TIMER_SCHEDULED = 0
@@ -231,30 +230,3 @@ cdef int _end_all_timers(WorldClock clock) except -1:
     clock._paused_timers = set()
     clock._stale = 0
     return 0
-
-
-cdef class Presentation:
-    """The context ``WorldClock.presenting()`` returns: render code inside it costs zero world
-    time, and any advancing call made inside it, on the thread that entered it, raises.
-    Other threads (a driver beside a render thread) are not affected."""
-
-    def __enter__(self):
-        if self._thread is not None:
-            raise RuntimeError("this presenting() context is already entered")
-        self._thread = threading.get_ident()
-        presenters = self._clock._presenters
-        presenters[self._thread] = presenters.get(self._thread, 0) + 1
-        self._clock._presenting += 1
-        return self._clock
-
-    def __exit__(self, exc_type, exc, tb):
-        # Only the thread that entered leaves, and only once.
-        if self._thread is None or self._thread != threading.get_ident():
-            raise RuntimeError("presenting() exited without being entered on this thread")
-        presenters = self._clock._presenters
-        depth = presenters.pop(self._thread) - 1
-        if depth:
-            presenters[self._thread] = depth
-        self._clock._presenting -= 1
-        self._thread = None
-        return False

@@ -18,7 +18,8 @@ from collections.abc import Callable, MutableMapping
 from time import perf_counter
 from typing import Any, ClassVar, NamedTuple
 
-from cvcclock._core import Mode, StepResult, WorldClock, _check_seconds
+from cvcclock._core import Mode, StepResult, WorldClock
+from cvcclock.checks import check_seconds
 
 __all__ = ["IgnoredControl", "WorldClockBinding", "WorldClockKeys"]
 
@@ -471,7 +472,7 @@ class WorldClockBinding:
             wall_dt = 0.0 if mark is None else now - mark
         else:
             if type(wall_dt) is not float or not 0.0 <= wall_dt <= 1e300:
-                wall_dt = _check_seconds(wall_dt, "wall_dt")
+                wall_dt = check_seconds(wall_dt, "wall_dt")
             self._wall_mark = None
         get = self._get
         seen = self._seen

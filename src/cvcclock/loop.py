@@ -20,7 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from cvcclock._core import StepResult, WorldClock, _check_seconds
+from cvcclock._core import StepResult, WorldClock
+from cvcclock.checks import check_seconds
 
 __all__ = ["FrameDriver", "FrameLoop", "PacingStats"]
 
@@ -219,7 +220,7 @@ class FrameLoop:
                             f"WorldClock .clock, got {driver!r}")
         if isinstance(fps, bool) or not (isinstance(fps, (int, float)) and 0 < fps < math.inf):
             raise ValueError(f"fps must be a finite number > 0, got {fps!r}")
-        self._spin = _check_seconds(spin, "spin")
+        self._spin = check_seconds(spin, "spin")
         self._period = 1.0 / fps
         self._fps = fps
         self.capture = bool(capture)
@@ -231,7 +232,7 @@ class FrameLoop:
 
     @spin.setter
     def spin(self, value: float) -> None:
-        self._spin = _check_seconds(value, "spin")
+        self._spin = check_seconds(value, "spin")
 
     @property
     def clock(self) -> WorldClock:

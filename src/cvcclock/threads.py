@@ -16,7 +16,8 @@ from time import perf_counter
 from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from cvcclock._core import ClockFollower, Mode, WorldClock, _check_seconds
+from cvcclock._core import ClockFollower, Mode, WorldClock
+from cvcclock.checks import check_seconds
 
 __all__ = ["SimThread", "SimWorld"]
 
@@ -65,7 +66,7 @@ def _timeout(value: object) -> float | None:
     """
     if value is None:
         return None
-    seconds = _check_seconds(value, "timeout")
+    seconds = check_seconds(value, "timeout")
     return None if seconds > threading.TIMEOUT_MAX else seconds
 
 
