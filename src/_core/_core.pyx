@@ -1,8 +1,8 @@
 # cython: language_level=3, binding=False, embedsignature=True, embedsignature.format=clinic, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False, always_allow_keywords=False, auto_pickle=False
 """The compiled core of cvcclock: the clock, its followers and its timers.
 
-One module, its source split by concept into the .pxi files included below; the fields of
-its cdef classes are declared in cvcclock/_core.pxd (the package path Cython looks up).
+One module, its source split by concept into the .pxi files included below; each cdef
+class declares its fields beside its code (nothing cimports this module, so no .pxd).
 """
 
 import enum
@@ -16,6 +16,10 @@ cimport cython
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from libc.math cimport INFINITY, ceil, fabs, floor, fmin, isfinite
 from libc.stdint cimport int64_t
+
+# A class used by an earlier part before its definition is declared ahead.
+cdef class WorldClock
+cdef class Timer
 
 include "checks.pxi"
 include "config.pxi"

@@ -27,6 +27,40 @@ cdef class WorldClock:
     advancing methods (``advance``, ``advance_ticks``, ``step_once``); followers read ``tick``.
     """
 
+    # configuration
+    cdef double _fixed_dt
+    cdef double _scale
+    cdef int64_t _max_steps
+    cdef bint _cap_scales
+    cdef int64_t _lockstep_steps
+    cdef int _mode
+    # world time and the bank
+    cdef int64_t _tick
+    cdef double _bank            # wall time banked, in quanta; see clock.pxi
+    cdef double _alpha
+    cdef int64_t _owed           # quanta granted but not yet run (a timer callback raised)
+    # observability
+    cdef int64_t _total_dropped
+    cdef int64_t _frame
+    cdef int64_t _discontinuities
+    cdef double _window_wall
+    cdef int64_t _window_ticks
+    cdef double _realized
+    cdef bint _window_done
+    # waiting followers
+    cdef object _cond
+    cdef int _waiters
+    # reentrancy guards
+    cdef int _presenting         # threads inside presenting(), summed over _presenters
+    cdef dict _presenters        # thread ident -> depth of presenting() on that thread
+    cdef bint _running
+    # timers: a binary heap of (due tick, creation order, generation, Timer) entries
+    cdef list _heap
+    cdef set _paused_timers
+    cdef int64_t _timer_seq
+    cdef int64_t _stale          # heap entries whose timer moved, paused or ended
+
+
     def __cinit__(self):
         self._cond = threading.Condition(threading.Lock())
         self._heap = []

@@ -65,6 +65,14 @@ cdef class ClockConfig:
         Quanta per ``advance`` in lockstep mode; 1 to 2**32.
     """
 
+    cdef bint _frozen
+    cdef readonly double fixed_dt
+    cdef readonly double scale
+    cdef readonly int64_t max_steps_per_advance
+    cdef readonly bint cap_scales_with_rate
+    cdef readonly int64_t lockstep_steps
+
+
     def __init__(self, *, fixed_dt=1.0 / 120.0, scale=1.0, max_steps_per_advance=8,
                  cap_scales_with_rate=False, lockstep_steps=1):
         if self._frozen:

@@ -60,6 +60,11 @@ cdef class ClockFollower:
         The follower owes the steps due after this tick.
     """
 
+    cdef readonly int64_t period
+    cdef int64_t _last_tick
+    cdef int64_t _discontinuities
+
+
     def __cinit__(self):
         self.period = 1                # never 0, even for an instance made with __new__
         self._discontinuities = -1     # adopt the clock's count at the first take

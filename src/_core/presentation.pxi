@@ -5,6 +5,10 @@ cdef class Presentation:
     time, and any advancing call made inside it, on the thread that entered it, raises.
     Other threads (a driver beside a render thread) are not affected."""
 
+    cdef WorldClock _clock
+    cdef object _thread         # the ident of the thread that entered it; None until then
+
+
     def __enter__(self):
         if self._thread is not None:
             raise RuntimeError("this presenting() context is already entered")

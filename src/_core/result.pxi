@@ -17,6 +17,12 @@ cdef class StepResult:
         The clock's alpha after the call: the bank's fraction of a quantum.
     """
 
+    cdef readonly int64_t steps
+    cdef readonly int64_t first_tick
+    cdef readonly int64_t dropped
+    cdef readonly double alpha
+
+
     def __init__(self, steps, first_tick, dropped, alpha):
         self.steps = steps
         self.first_tick = first_tick

@@ -25,6 +25,19 @@ cdef class Timer:
         How many times the callback has been called.
     """
 
+    cdef WorldClock _clock
+    cdef readonly object callback
+    cdef int64_t _period         # 0 for a one-shot
+    cdef int64_t _anchor         # the tick it was made at: it falls due at anchor + m * period
+    cdef int64_t _due            # the next due tick while scheduled or paused
+    cdef int64_t _seq            # creation order, the tie-break at equal due ticks
+    cdef int64_t _gen            # bumped whenever its heap entry goes stale
+    cdef int64_t _pending        # coalesce: intervals covered, to report at the moved due tick
+    cdef readonly int64_t fired
+    cdef bint _coalesce
+    cdef int _state
+
+
     def __cinit__(self):
         self._state = TIMER_ENDED    # an instance made with __new__ is inert
 
