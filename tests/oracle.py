@@ -15,6 +15,45 @@ from cvcclock import Mode
 
 BANK_SNAP = 1e-9
 WHOLE_QUANTA_RTOL = 1e-9
+EXACT_QUANTA = 65536.0
+DEKKER_SPLIT = 134217729.0  # 2**27 + 1
+
+
+def two_product_error(a: float, b: float, p: float) -> float:
+    """The rounding error of ``p = a * b`` (Dekker): a * b == p + error exactly."""
+    t = DEKKER_SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = DEKKER_SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def bank_quanta(bank: float, wall_dt: float, scale: float, fixed_dt: float) -> tuple[int, float]:
+    """``bank + wall_dt * scale / fixed_dt`` as (whole quanta, fraction in [0, 1)), snapped.
+
+    Below EXACT_QUANTA one rounded quotient is exact enough; from there on the quotient is
+    computed exactly as a double-double so that huge frames neither lose nor invent quanta.
+    """
+    q = wall_dt * scale / fixed_dt
+    if q < EXACT_QUANTA:
+        b = bank + q
+        nearest = math.floor(b + 0.5)
+        if abs(b - nearest) <= BANK_SNAP:
+            b = float(nearest)
+        whole = math.floor(b)
+        return whole, b - whole
+    p = wall_dt * scale
+    m = q * fixed_dt
+    rest = ((p - m) - two_product_error(q, fixed_dt, m)) + two_product_error(wall_dt, scale, p)
+    w = math.floor(q)
+    b = bank + ((q - w) + rest / fixed_dt)
+    nearest = math.floor(b + 0.5)
+    if abs(b - nearest) <= BANK_SNAP:
+        b = float(nearest)
+    carry = math.floor(b)
+    return w + carry, b - carry
 
 
 @dataclass(frozen=True)
@@ -168,29 +207,30 @@ class ModelClock:
             return self.window_ticks * self.fixed_dt / self.window_wall
         return 0.0
 
-    def _run_granted(self) -> None:
-        target = self.tick + self.owed
+    def _run(self, n: int) -> None:
+        """Run n of the owed quanta, firing timers on the way; a raise leaves the rest owed."""
+        target = self.tick + n
+        rest = self.owed - n
         while True:
             due = [t for t in self.timers if t.state == SCHEDULED and t.due <= target]
             if not due:
                 break
             timer = min(due, key=lambda t: (t.due, t.seq))
             self.tick = timer.due
-            self.owed = target - timer.due
+            self.owed = rest + (target - timer.due)
             self._fire(timer, target)
         self.tick = target
-        self.owed = 0
+        self.owed = rest
 
     def _fire(self, timer: ModelTimer, target: int) -> None:
         count = 1
         if timer.coalesce:
-            if timer.pending:
-                count, timer.pending = timer.pending, 0
-            elif timer.period:
-                count = (target - timer.due) // timer.period + 1
-                if count > 1:  # fire once, at the last due tick this call covers
-                    timer.pending = count
-                    timer.due += (count - 1) * timer.period
+            count, timer.pending = timer.pending or 1, 0
+            if timer.period:
+                beyond = (target - timer.due) // timer.period
+                if beyond:  # fire once, at the last due tick this call covers
+                    timer.pending = count + beyond
+                    timer.due += beyond * timer.period
                     return
         due = timer.due
         timer.fired += 1
@@ -227,11 +267,7 @@ class ModelClock:
     def advance(self, wall_dt: float) -> ModelResult:
         steps = dropped = 0
         if self.mode is Mode.LIVE:
-            b = self.bank + wall_dt * self.scale / self.fixed_dt
-            if abs(b - math.floor(b + 0.5)) <= BANK_SNAP:
-                b = float(math.floor(b + 0.5))
-            whole = math.floor(b)
-            self.bank = b - whole
+            whole, self.bank = bank_quanta(self.bank, wall_dt, self.scale, self.fixed_dt)
             self.alpha = self.bank
             cap = self.max_steps_per_advance
             if self.cap_scales_with_rate and self.scale > 1.0:
@@ -251,17 +287,24 @@ class ModelClock:
             self.window_ticks = 0
         first = self.tick
         self.owed += steps
-        self._run_granted()
+        if self.mode in (Mode.LIVE, Mode.LOCKSTEP):  # the other modes run nothing, owed or not
+            self._run(self.owed)
         return self._result(first, dropped)
 
     def advance_ticks(self, n: int) -> ModelResult:
+        """Exactly n quanta; owed ones are the first of them."""
         first = self.tick
-        self.owed += n
-        self._run_granted()
+        self.owed = max(self.owed, n)
+        self._run(n)
         return self._result(first, 0)
 
     def step_once(self) -> ModelResult:
         return self.advance_ticks(1)
+
+    def drop_owed(self) -> int:
+        n, self.owed = self.owed, 0
+        self.total_dropped += n
+        return n
 
     def seek_tick(self, n: int) -> None:
         if self.mode is not Mode.REPLAY:

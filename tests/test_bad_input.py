@@ -123,12 +123,13 @@ def test_config_validation_names_field_and_value(field, value, error):
     assert field in str(info.value) and repr(value) in str(info.value)
 
 
-def test_config_is_immutable_and_keyword_only():
+def test_config_is_immutable_and_keyword_only_after_fixed_dt():
     cfg = ClockConfig(fixed_dt=0.01)
     with pytest.raises(AttributeError):
         cfg.fixed_dt = 0.02
+    assert ClockConfig(0.01) == cfg      # as help() and inspect.signature() show it
     with pytest.raises(TypeError):
-        ClockConfig(0.01)
+        ClockConfig(0.01, 1.0)
     with pytest.raises(TypeError, match="speed"):
         cfg.replace(speed=2.0)
 

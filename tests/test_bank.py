@@ -1,7 +1,9 @@
 """Exactness of the bank: quanta are never lost or invented by rounding (DESIGN.md)."""
 
 import math
+from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,3 +72,40 @@ def test_conservation_law_over_a_million_advances(seed, fixed_dt):
         banked.append(wall_dt / fixed_dt)
         advance(wall_dt)
     _assert_conserved(clock, banked)
+
+
+def _exact_quanta(wall_dt, scale, fixed_dt):
+    """The true quanta of one frame, from the exact values of the floats given."""
+    return Fraction(wall_dt) * Fraction(scale) / Fraction(fixed_dt)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e3, 1e6])
+def test_conservation_at_the_documented_limits_over_a_million_frames(scale):
+    """fixed_dt 1e-6 at scale 1e6 banks 1.7e10 quanta a frame, one ulp of which is 4e-6
+    quanta: a rounded quotient would be off by more than a quantum after 10**6 frames."""
+    fixed_dt, wall_dt, frames = 1e-6, 1 / 60, 10**6
+    clock = WorldClock(ClockConfig(fixed_dt=fixed_dt, scale=scale,
+                                   max_steps_per_advance=2**32))
+    advance = clock.advance
+    for _ in range(frames):
+        advance(wall_dt)
+    exact = frames * _exact_quanta(wall_dt, scale, fixed_dt)
+    accounted = clock.tick + clock.total_dropped + Fraction(clock.alpha)
+    assert abs(accounted - exact) < Fraction(1, 1000)
+    assert abs(clock.alpha - float(exact - math.floor(exact))) < 1e-3
+
+
+@settings(max_examples=200, deadline=None)
+@given(fixed_dt=fixed_dts,
+       frames=st.lists(st.tuples(wall_dts, st.sampled_from([0.0, 1.0, 7.3, 1e3, 123456.7, 1e6])),
+                       max_size=300))
+def test_conservation_law_property_at_any_scale(fixed_dt, frames):
+    """Against the exact rational bank, for quotients on both sides of the exact path."""
+    clock = WorldClock(ClockConfig(fixed_dt=fixed_dt, max_steps_per_advance=2**32))
+    exact = Fraction(0)
+    for wall_dt, scale in frames:
+        clock.scale = scale
+        exact += _exact_quanta(wall_dt, scale, fixed_dt)
+        clock.advance(wall_dt)
+    accounted = clock.tick + clock.total_dropped + Fraction(clock.alpha)
+    assert abs(accounted - exact) < Fraction(1, 10**6)

@@ -135,10 +135,12 @@ def test_a_raising_callback_stops_the_advance_and_loses_nothing(make_clock):
             error = exc
             assert clock.tick == raise_at
             assert clock.t == raise_at * 0.01
-            # owed quanta run first, outside the cap, in any mode
+            assert clock.owed == 100 - raise_at
+            # paused runs nothing, owed or not; the next live advance runs the owed first
             clock.mode = "paused"
             r = clock.advance(1 / 60)
-            assert (r.first_tick, r.steps) == (raise_at, 100 - raise_at)
+            assert (r.first_tick, r.steps, clock.tick, clock.owed) == (
+                raise_at, 0, raise_at, 100 - raise_at)
             clock.mode = "live"
         for _ in range(30):
             clock.advance(1 / 60)
@@ -163,8 +165,43 @@ def test_the_exception_propagates_unchanged(make_clock):
         clock.advance_ticks(10)
     assert info.value is error
     assert clock.tick == 3
-    assert clock.step_once().first_tick == 3
-    assert clock.tick == 11  # 7 owed + 1
+    assert clock.owed == 7
+    r = clock.step_once()    # exactly one quantum: the first owed one
+    assert (r.first_tick, r.steps, clock.tick, clock.owed) == (3, 1, 4, 6)
+    r = clock.advance_ticks(10)   # exactly ten: the six owed, then four more
+    assert (r.first_tick, r.steps, clock.tick, clock.owed) == (4, 10, 14, 0)
+
+
+@pytest.mark.parametrize("mode", ["paused", "stepping", "replay"])
+def test_advance_runs_nothing_owed_in_the_modes_that_run_nothing(make_clock, mode):
+    clock = make_clock(fixed_dt=0.01)
+    clock.after_ticks(2, lambda tick: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        clock.advance_ticks(995 + 2)
+    clock.mode = mode
+    for _ in range(3):
+        r = clock.advance(1 / 60)
+        assert (r.steps, clock.tick, clock.owed) == (0, 2, 995)
+    clock.mode = "lockstep"
+    r = clock.advance(1 / 60)       # the owed first, then lockstep's own quantum
+    assert (r.first_tick, r.steps, clock.tick, clock.owed) == (2, 996, 998, 0)
+
+
+def test_drop_owed_discards_the_owed_quanta_and_counts_them(make_clock):
+    clock = make_clock(fixed_dt=0.01)
+    log = []
+    clock.after_ticks(2, lambda tick: 1 / 0)
+    clock.every_ticks(2, log.append)   # due at the raising tick, after the raising timer
+    with pytest.raises(ZeroDivisionError):
+        clock.advance_ticks(10)
+    assert (clock.tick, clock.owed, log) == (2, 8, [])
+    assert clock.drop_owed() == 8
+    assert (clock.tick, clock.owed, clock.total_dropped) == (2, 0, 8)
+    assert clock.drop_owed() == 0
+    clock.mode = "stepping"
+    assert clock.advance(1 / 60).steps == 0 and log == []
+    r = clock.step_once()              # the timer still due at tick 2 fires on the way
+    assert (r.first_tick, r.steps, log) == ((2, 1, [2]))
 
 
 def test_owed_quanta_run_outside_the_cap_in_live_mode(make_clock):

@@ -10,6 +10,7 @@ import numbers
 import operator
 import sys
 import threading
+import weakref
 from heapq import heapify, heappop, heappush
 
 cimport cython
@@ -20,6 +21,7 @@ from libc.stdint cimport int64_t
 # A class used by an earlier part before its definition is declared ahead.
 cdef class WorldClock
 cdef class Timer
+cdef class Presentation
 
 include "checks.pxi"
 include "config.pxi"

@@ -10,11 +10,52 @@
 # 1.9999999999999998 into 2 instead of 1. Live advances keep only the fraction in the bank,
 # so its absolute error stays near 1e-16 however long the run; each snap moves it by at most
 # BANK_SNAP, far inside the conservation law's one quantum over 10**6 advances.
+#
+# A quotient's rounding error grows with its size: at 2**34 quanta a frame (fixed_dt 1e-6 at
+# scale 1e6) one ulp is 4e-6 quanta, which 10**6 frames add up to more than a quantum. So a
+# frame of EXACT_QUANTA or more quanta computes its quotient exactly, as a double-double
+# (Dekker's error-free product, then one correction of the division), and keeps the whole
+# part and the fraction apart; below that, one rounding costs at most 1.5e-11 quanta a frame.
 cdef double BANK_SNAP = 1e-9
+cdef double EXACT_QUANTA = 65536.0
+cdef double DEKKER_SPLIT = 134217729.0   # 2**27 + 1
+
+
+cdef inline double _two_product_error(double a, double b, double p) noexcept:
+    """The rounding error of ``p = a * b``: a * b == p + error exactly (Dekker, no FMA)."""
+    cdef double t = DEKKER_SPLIT * a
+    cdef double ah = t - (t - a)
+    cdef double al = a - ah
+    t = DEKKER_SPLIT * b
+    cdef double bh = t - (t - b)
+    cdef double bl = b - bh
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+cdef double _bank_exact(double bank, double wall_dt, double scale, double fixed_dt,
+                        double q, int64_t *whole) noexcept:
+    """``bank + wall_dt * scale / fixed_dt`` split exactly into ``whole`` and the returned
+    fraction in [0, 1), for a quotient ``q`` (its rounded value) of EXACT_QUANTA or more."""
+    cdef double p = wall_dt * scale
+    cdef double p_err = _two_product_error(wall_dt, scale, p)
+    cdef double m = q * fixed_dt
+    # p + p_err - q * fixed_dt, exactly enough: the first difference is exact (Sterbenz).
+    cdef double rest = ((p - m) - _two_product_error(q, fixed_dt, m)) + p_err
+    cdef double w = floor(q)
+    cdef double b = bank + ((q - w) + rest / fixed_dt)
+    cdef double nearest = floor(b + 0.5)
+    if fabs(b - nearest) <= BANK_SNAP:
+        b = nearest
+    cdef double carry = floor(b)
+    whole[0] = <int64_t>w + <int64_t>carry
+    return b - carry
 
 
 cdef class WorldClock:
-    """One notion of simulation time: an integer tick advanced in whole quanta.
+    """WorldClock(config=None)
+--
+
+One notion of simulation time: an integer tick advanced in whole quanta.
 
     Parameters
     ----------
@@ -56,7 +97,7 @@ cdef class WorldClock:
     cdef bint _running
     # timers: a binary heap of (due tick, creation order, generation, Timer) entries
     cdef list _heap
-    cdef set _paused_timers
+    cdef object _paused_timers   # a WeakSet: a paused timer nobody can resume is released
     cdef int64_t _timer_seq
     cdef int64_t _stale          # heap entries whose timer moved, paused or ended
 
@@ -64,7 +105,7 @@ cdef class WorldClock:
     def __cinit__(self):
         self._cond = threading.Condition(threading.Lock())
         self._heap = []
-        self._paused_timers = set()
+        self._paused_timers = weakref.WeakSet()
         self._presenters = {}
         # The default configuration, so that even an instance made with __new__ is sane.
         self._fixed_dt = 1.0 / 120.0
@@ -77,7 +118,7 @@ cdef class WorldClock:
 
     # -- configuration -------------------------------------------------------------------
 
-    def configure(self, config):
+    def configure(self, config, /):
         """Replace the configuration and restart at tick 0.
 
         The bank, the dropped count, the realized-speed window and the frame count restart
@@ -185,7 +226,8 @@ cdef class WorldClock:
 
     @property
     def total_dropped(self):
-        """Quanta the stall guard dropped since ``configure``."""
+        """Quanta the stall guard dropped since ``configure`` (and owed quanta discarded by
+        ``drop_owed``)."""
         return self._total_dropped
 
     @property
@@ -271,7 +313,7 @@ cdef class WorldClock:
             raise RuntimeError("the clock cannot advance from inside a timer callback")
         return 0
 
-    def advance(self, wall_dt):
+    def advance(self, wall_dt, /):
         """Advance by ``wall_dt`` wall seconds, as the mode says.
 
         live: bank ``wall_dt * scale`` and run the whole quanta, at most the stall guard's cap;
@@ -302,13 +344,16 @@ cdef class WorldClock:
             if q > MAX_QUANTA:
                 raise ValueError(f"wall_dt={wall_dt!r} at scale {self._scale!r} spans more "
                                  f"than 2**52 quanta of {self._fixed_dt!r} s")
-            b = b + q
-            # b >= 0 and < 2**53, so truncating to int64 is floor: one instruction, no libm.
-            whole = <int64_t>(b + 0.5)
-            if fabs(b - <double>whole) <= BANK_SNAP:
-                b = <double>whole
-            whole = <int64_t>b
-            b = b - <double>whole
+            if q < EXACT_QUANTA:
+                b = b + q
+                # b >= 0 and < 2**17, so truncating to int64 is floor: no libm call.
+                whole = <int64_t>(b + 0.5)
+                if fabs(b - <double>whole) <= BANK_SNAP:
+                    b = <double>whole
+                whole = <int64_t>b
+                b = b - <double>whole
+            else:
+                b = _bank_exact(b, d, self._scale, self._fixed_dt, q, &whole)
             cap = self._max_steps
             if self._cap_scales and self._scale > 1.0:
                 cap = <int64_t>fmin(<double>self._max_steps * ceil(self._scale), MAX_QUANTA)
@@ -334,11 +379,14 @@ cdef class WorldClock:
             self._window_wall = 0.0
             self._window_ticks = 0
         first = self._tick
-        _run_granted(self)
+        if self._mode == MODE_LIVE or self._mode == MODE_LOCKSTEP:   # the others run nothing
+            _run(self, self._owed)
         return _step_result(self, first, dropped)
 
-    def advance_ticks(self, n):
+    def advance_ticks(self, n, /):
         """Run exactly ``n`` quanta now, in any mode, with no cap (batch).
+
+        Quanta still owed (see ``owed``) are the first of the ``n``.
 
         Returns
         -------
@@ -347,12 +395,13 @@ cdef class WorldClock:
         cdef int64_t count = _as_count(n, "n", 0)
         self._check_can_advance()
         cdef int64_t first = self._tick
-        _grant(self, count, "advance_ticks")
-        _run_granted(self)
+        if count > self._owed:
+            _grant(self, count - self._owed, "advance_ticks")
+        _run(self, count)
         return _step_result(self, first, 0)
 
     def step_once(self):
-        """Run exactly one quantum, in any mode.
+        """Run exactly one quantum, in any mode (an owed one, if any is owed).
 
         Returns
         -------
@@ -360,11 +409,34 @@ cdef class WorldClock:
         """
         self._check_can_advance()
         cdef int64_t first = self._tick
-        _grant(self, 1, "step_once")
-        _run_granted(self)
+        if not self._owed:
+            _grant(self, 1, "step_once")
+        _run(self, 1)
         return _step_result(self, first, 0)
 
-    def seek_tick(self, n):
+    @property
+    def owed(self):
+        """Quanta granted but not yet run, because a timer callback raised mid-call.
+
+        The next ``advance`` in live or lockstep mode runs them first, outside the cap;
+        ``advance_ticks(n)`` and ``step_once()`` count them among the quanta they run;
+        ``advance`` in paused, stepping or replay mode runs nothing and keeps them.
+        ``drop_owed()`` discards them; ``configure`` and ``seek_tick`` clear them.
+        """
+        return self._owed
+
+    def drop_owed(self):
+        """Discard the owed quanta, counting them in ``total_dropped``; return how many.
+
+        Timers still due at the current tick (after the one whose callback raised) stay due.
+        """
+        self._check_can_advance()
+        cdef int64_t n = self._owed
+        self._owed = 0
+        self._total_dropped = min(self._total_dropped + n, MAX_COUNT)
+        return n
+
+    def seek_tick(self, n, /):
         """Position the clock at tick ``n``; replay mode only.
 
         Seeking to another tick is a discontinuity: followers resynchronise and owe nothing
@@ -451,25 +523,26 @@ cdef inline int _grant(WorldClock clock, int64_t n, str call) except -1:
     return 0
 
 
-cdef inline int _run_granted(WorldClock clock) except -1:
-    """Run the quanta granted (``_owed``): this call's and any an earlier call left."""
+cdef inline int _run(WorldClock clock, int64_t n) except -1:
+    """Run ``n`` of the quanta granted (``_owed``, at least ``n``)."""
     if clock._heap:
-        return _run_granted_firing_timers(clock)
-    if clock._owed:
-        clock._tick += clock._owed
-        clock._owed = 0
+        return _run_firing_timers(clock, n)
+    if n:
+        clock._tick += n
+        clock._owed -= n
         if clock._waiters:
             clock._notify()
     return 0
 
 
-cdef int _run_granted_firing_timers(WorldClock clock) except -1:
-    """Run the granted quanta, firing timers at their due ticks on the way.
+cdef int _run_firing_timers(WorldClock clock, int64_t n) except -1:
+    """Run ``n`` granted quanta, firing timers at their due ticks on the way.
 
     If a callback raises, the clock stays at its due tick and the rest (the quanta, and
     timers due at that tick after it) stays owed to the next advancing call.
     """
-    cdef int64_t target = clock._tick + clock._owed
+    cdef int64_t target = clock._tick + n
+    cdef int64_t rest = clock._owed - n      # owed still after this run
     cdef Timer timer
     try:
         while True:
@@ -478,10 +551,10 @@ cdef int _run_granted_firing_timers(WorldClock clock) except -1:
                 break
             heappop(clock._heap)
             clock._tick = timer._due
-            clock._owed = target - clock._tick
+            clock._owed = rest + (target - clock._tick)
             _fire(clock, timer, clock._tick, target)
         clock._tick = target
-        clock._owed = 0
+        clock._owed = rest
     finally:
         clock._notify()
     return 0
@@ -494,4 +567,5 @@ cdef inline StepResult _step_result(WorldClock clock, int64_t first, int64_t dro
     r.first_tick = first
     r.dropped = dropped
     r.alpha = clock._alpha
+    r._made = True
     return r

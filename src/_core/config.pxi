@@ -49,7 +49,10 @@ cdef double _as_scale(object value) except? -1.0:
 
 
 cdef class ClockConfig:
-    """The clock's configuration: an immutable value.
+    """ClockConfig(fixed_dt=0.008333333333333333, *, scale=1.0, max_steps_per_advance=8, cap_scales_with_rate=False, lockstep_steps=1)
+--
+
+The clock's configuration: an immutable value.
 
     Parameters
     ----------
@@ -73,7 +76,14 @@ cdef class ClockConfig:
     cdef readonly int64_t lockstep_steps
 
 
-    def __init__(self, *, fixed_dt=1.0 / 120.0, scale=1.0, max_steps_per_advance=8,
+    def __cinit__(self):
+        # The defaults, so that an instance made with __new__ is a valid configuration.
+        self.fixed_dt = 1.0 / 120.0
+        self.scale = 1.0
+        self.max_steps_per_advance = 8
+        self.lockstep_steps = 1
+
+    def __init__(self, fixed_dt=1.0 / 120.0, *, scale=1.0, max_steps_per_advance=8,
                  cap_scales_with_rate=False, lockstep_steps=1):
         if self._frozen:
             raise TypeError("ClockConfig is immutable; use replace()")
@@ -82,11 +92,10 @@ cdef class ClockConfig:
         cdef double s = _as_scale(scale)
         cdef int64_t cap = _as_count(max_steps_per_advance, "max_steps_per_advance", 1,
                                      MAX_STEPS_PER_CALL)
-        if not isinstance(cap_scales_with_rate, bool):
-            raise TypeError(f"cap_scales_with_rate must be a bool, got {cap_scales_with_rate!r}")
+        cdef bint cap_scales = _as_bool(cap_scales_with_rate, "cap_scales_with_rate")
         cdef int64_t lockstep = _as_count(lockstep_steps, "lockstep_steps", 1, MAX_STEPS_PER_CALL)
         self.fixed_dt, self.scale, self.max_steps_per_advance = dt, s, cap
-        self.cap_scales_with_rate, self.lockstep_steps = cap_scales_with_rate, lockstep
+        self.cap_scales_with_rate, self.lockstep_steps = cap_scales, lockstep
         self._frozen = True
 
     def replace(self, **changes):
@@ -104,7 +113,7 @@ cdef class ClockConfig:
             "fixed_dt": self.fixed_dt,
             "scale": self.scale,
             "max_steps_per_advance": self.max_steps_per_advance,
-            "cap_scales_with_rate": self.cap_scales_with_rate,
+            "cap_scales_with_rate": bool(self.cap_scales_with_rate),
             "lockstep_steps": self.lockstep_steps,
         }
 

@@ -39,15 +39,21 @@ cdef int64_t _whole_quanta(object dt, object fixed_dt, str name) except -1:
                          f"more than 2**62")
     if k >= 1.0 and fabs(ratio - k) <= WHOLE_QUANTA_RTOL * ratio:
         return <int64_t>k
-    lo = max(1, <int64_t>floor(ratio))
+    if ratio < 1.0:
+        raise ValueError(f"{name}={dt!r} is {ratio!r} quanta of fixed_dt={fixed_dt!r}, less "
+                         f"than one; the shortest is 1 quantum ({quantum!r} s)")
+    lo = <int64_t>floor(ratio)
     hi = lo + 1
     raise ValueError(
-        f"{name}={dt!r} is {ratio:.6g} quanta of fixed_dt={fixed_dt!r}, not a whole number; "
+        f"{name}={dt!r} is {ratio!r} quanta of fixed_dt={fixed_dt!r}, not a whole number; "
         f"the nearest whole counts are {lo} ({lo * quantum:.6g} s) and {hi} ({hi * quantum:.6g} s)")
 
 
 cdef class ClockFollower:
-    """A simulation that steps every ``k`` quanta of a clock.
+    """ClockFollower(k, start_tick=0)
+--
+
+A simulation that steps every ``k`` quanta of a clock.
 
     Steps fall due at ticks that are multiples of ``k``. The follower never advances the
     clock; it counts the steps that fell due since it last looked.
@@ -91,7 +97,7 @@ cdef class ClockFollower:
         """The tick up to which due steps have been counted."""
         return self._last_tick
 
-    def take(self, WorldClock clock not None):
+    def take(self, WorldClock clock not None, /):
         """The number of steps that fell due since the last take (or the start).
 
         After the clock was configured or sought, returns 0 once and resynchronises to the
@@ -99,7 +105,7 @@ cdef class ClockFollower:
         """
         return self._take(clock)
 
-    def take_due(self, WorldClock clock not None):
+    def take_due(self, WorldClock clock not None, /):
         """Like ``take``, but the due ticks themselves: a ``range`` of multiples of ``k``.
 
         For a follower that needs the tick each step fell due at (to stamp its output).
@@ -124,13 +130,16 @@ cdef class ClockFollower:
         return n
 
     def alpha(self, tick, clock_alpha):
-        """The fraction into this follower's own step: ``((tick % k) + clock_alpha) / k``."""
+        """The fraction into this follower's own step: ``((tick % k) + clock_alpha) / k``.
+
+        ``tick`` is a tick (>= 0) and ``clock_alpha`` the clock's alpha, in [0, 1).
+        """
         cdef int64_t t = _as_count(tick, "tick", 0)
-        cdef double a = _as_seconds(clock_alpha, "clock_alpha", 0.0)
+        cdef double a = _as_fraction(clock_alpha, "clock_alpha")
         return ((t % self.period) + a) / self.period
 
     def __repr__(self):
-        return f"ClockFollower(k={self.period}, last_tick={self._last_tick})"
+        return f"ClockFollower({self.period}, start_tick={self._last_tick})"
 
     def __reduce__(self):
         return (_follower_from_state, (self.period, self._last_tick, self._discontinuities))

@@ -1,31 +1,51 @@
 # presenting(): render code marked so that it cannot advance the clock.
 
 cdef class Presentation:
-    """The context ``WorldClock.presenting()`` returns: render code inside it costs zero world
-    time, and any advancing call made inside it, on the thread that entered it, raises.
-    Other threads (a driver beside a render thread) are not affected."""
+    """Presentation(clock)
+--
 
-    cdef WorldClock _clock
+The context ``WorldClock.presenting()`` returns: render code inside it costs zero world
+    time, and any advancing call made inside it, on the thread that entered it, raises.
+
+    Other threads (a driver beside a render thread) are not affected. Leaving it releases
+    the entering thread's mark whatever thread leaves (a render generator finalised by the
+    garbage collector on another thread still unblocks the driver).
+
+    Parameters
+    ----------
+    clock : WorldClock
+        The clock to mark; ``clock.presenting()`` is the usual way to make one.
+    """
+
+    cdef WorldClock _clock      # None only for an instance made with __new__
     cdef object _thread         # the ident of the thread that entered it; None until then
 
+    def __init__(self, WorldClock clock not None):
+        if self._thread is not None:
+            raise RuntimeError("this presenting() context is entered; leave it first")
+        self._clock = clock
 
     def __enter__(self):
+        if self._clock is None:
+            raise RuntimeError("this Presentation has no clock: make it with "
+                               "clock.presenting() or Presentation(clock)")
         if self._thread is not None:
             raise RuntimeError("this presenting() context is already entered")
-        self._thread = threading.get_ident()
+        thread = threading.get_ident()
         presenters = self._clock._presenters
-        presenters[self._thread] = presenters.get(self._thread, 0) + 1
+        presenters[thread] = presenters.get(thread, 0) + 1
         self._clock._presenting += 1
+        self._thread = thread
         return self._clock
 
     def __exit__(self, exc_type, exc, tb):
-        # Only the thread that entered leaves, and only once.
-        if self._thread is None or self._thread != threading.get_ident():
-            raise RuntimeError("presenting() exited without being entered on this thread")
+        if self._thread is None:
+            raise RuntimeError("presenting() exited without being entered")
+        # Release the mark of the thread that entered, whichever thread leaves.
+        thread, self._thread = self._thread, None
         presenters = self._clock._presenters
-        depth = presenters.pop(self._thread) - 1
+        depth = presenters.pop(thread) - 1
         if depth:
-            presenters[self._thread] = depth
+            presenters[thread] = depth
         self._clock._presenting -= 1
-        self._thread = None
         return False

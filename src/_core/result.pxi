@@ -3,7 +3,10 @@
 
 @cython.freelist(16)
 cdef class StepResult:
-    """What one advancing call did.
+    """StepResult(steps, first_tick, dropped, alpha)
+--
+
+What one advancing call did: an immutable value.
 
     Attributes
     ----------
@@ -15,19 +18,29 @@ cdef class StepResult:
         Quanta the stall guard dropped in this call.
     alpha : float
         The clock's alpha after the call: the bank's fraction of a quantum.
+    last_tick : int
+        The tick after this call's last quantum: ``first_tick + steps``.
     """
 
     cdef readonly int64_t steps
     cdef readonly int64_t first_tick
     cdef readonly int64_t dropped
     cdef readonly double alpha
+    cdef bint _made              # set once its fields are filled: it never changes again
 
 
     def __init__(self, steps, first_tick, dropped, alpha):
-        self.steps = steps
-        self.first_tick = first_tick
-        self.dropped = dropped
-        self.alpha = alpha
+        if self._made:
+            raise TypeError("StepResult is immutable")
+        # Validate everything before assigning anything.
+        cdef int64_t n = _as_count(steps, "steps", 0)
+        cdef int64_t first = _as_count(first_tick, "first_tick", 0)
+        cdef int64_t d = _as_count(dropped, "dropped", 0)
+        cdef double a = _as_fraction(alpha, "alpha")
+        if n > MAX_COUNT - first:
+            raise ValueError(f"first_tick + steps must be <= 2**62, got {first} + {n}")
+        self.steps, self.first_tick, self.dropped, self.alpha = n, first, d, a
+        self._made = True
 
     @property
     def last_tick(self):

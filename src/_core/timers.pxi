@@ -36,6 +36,7 @@ cdef class Timer:
     cdef readonly int64_t fired
     cdef bint _coalesce
     cdef int _state
+    cdef object __weakref__      # a paused timer is held by its handles only
 
 
     def __cinit__(self):
@@ -186,17 +187,18 @@ cdef Timer _peek_timer(WorldClock clock):
 
 cdef int _fire(WorldClock clock, Timer timer, int64_t due, int64_t target) except -1:
     """Fire a timer popped at ``due`` during a call that runs up to ``target``."""
-    cdef int64_t count = 1
+    cdef int64_t count = 1, beyond
     if timer._coalesce:
-        if timer._pending:
-            count = timer._pending
-            timer._pending = 0
-        elif timer._period:
-            count = (target - due) // timer._period + 1
-            if count > 1:
+        # Intervals covered so far: those carried to this tick (by this call, or by an
+        # earlier call a callback interrupted) or just this one.
+        count = timer._pending if timer._pending else 1
+        timer._pending = 0
+        if timer._period:
+            beyond = (target - due) // timer._period
+            if beyond:
                 # Fire once, at the last due tick this call covers, in due order there.
-                timer._pending = count
-                _schedule(clock, timer, due + (count - 1) * timer._period)
+                timer._pending = count + beyond
+                _schedule(clock, timer, due + beyond * timer._period)
                 return 0
     timer.fired += 1
     if timer._period and timer._period <= MAX_COUNT - due:
@@ -237,9 +239,9 @@ cdef int _end_all_timers(WorldClock clock) except -1:
     cdef Timer timer
     for entry in clock._heap:
         (<Timer>(<tuple>entry)[3])._state = TIMER_ENDED
-    for timer in clock._paused_timers:
+    for timer in list(clock._paused_timers):
         timer._state = TIMER_ENDED
     clock._heap = []
-    clock._paused_timers = set()
+    clock._paused_timers = weakref.WeakSet()
     clock._stale = 0
     return 0

@@ -2,7 +2,7 @@
 
 import enum
 from collections.abc import Callable
-from typing import Any, Literal, SupportsIndex, final
+from typing import Any, Literal, SupportsIndex, final, overload
 
 from typing_extensions import disjoint_base
 
@@ -31,8 +31,8 @@ class ClockConfig:
     def lockstep_steps(self) -> int: ...
     def __init__(
         self,
-        *,
         fixed_dt: float = ...,
+        *,
         scale: float = ...,
         max_steps_per_advance: SupportsIndex = ...,
         cap_scales_with_rate: bool = ...,
@@ -65,7 +65,9 @@ class StepResult:
     def alpha(self) -> float: ...
     @property
     def last_tick(self) -> int: ...
-    def __init__(self, steps: int, first_tick: int, dropped: int, alpha: float) -> None: ...
+    def __init__(
+        self, steps: SupportsIndex, first_tick: SupportsIndex, dropped: SupportsIndex, alpha: float
+    ) -> None: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -74,7 +76,7 @@ class WorldClock:
     """One notion of simulation time: an integer tick advanced in whole quanta."""
 
     def __init__(self, config: ClockConfig | None = None) -> None: ...
-    def configure(self, config: ClockConfig) -> None:
+    def configure(self, config: ClockConfig, /) -> None:
         """Replace the configuration and restart at tick 0."""
     @property
     def config(self) -> ClockConfig: ...
@@ -112,32 +114,56 @@ class WorldClock:
     def realized_scale(self) -> float: ...
     def wait_for_tick_change(self, tick: SupportsIndex, timeout: float | None = None) -> int | None:
         """Block until the tick differs from ``tick``; the new tick, or None on timeout."""
-    def advance(self, wall_dt: float) -> StepResult:
+    def advance(self, wall_dt: float, /) -> StepResult:
         """Advance by ``wall_dt`` wall seconds, as the mode says."""
-    def advance_ticks(self, n: SupportsIndex) -> StepResult:
+    def advance_ticks(self, n: SupportsIndex, /) -> StepResult:
         """Run exactly ``n`` quanta now, in any mode, with no cap."""
     def step_once(self) -> StepResult:
         """Run exactly one quantum, in any mode."""
-    def seek_tick(self, n: SupportsIndex) -> None:
+    @property
+    def owed(self) -> int: ...
+    def drop_owed(self) -> int:
+        """Discard the owed quanta, counting them in ``total_dropped``; return how many."""
+    def seek_tick(self, n: SupportsIndex, /) -> None:
         """Position the clock at tick ``n``; replay mode only."""
+    @overload
     def every(
         self,
         interval: float,
-        callback: Callable[..., object],
+        callback: Callable[[int], object],
         *,
-        catch_up: Literal["each", "coalesce"] = "each",
+        catch_up: Literal["each"] = "each",
     ) -> Timer:
-        """Call ``callback`` every ``interval`` world seconds (whole quanta)."""
+        """Call ``callback(tick)`` every ``interval`` world seconds (whole quanta)."""
+    @overload
+    def every(
+        self,
+        interval: float,
+        callback: Callable[[int, int], object],
+        *,
+        catch_up: Literal["coalesce"],
+    ) -> Timer:
+        """Call ``callback(tick, count)`` at most once per advancing call."""
     def after(self, delay: float, callback: Callable[[int], object]) -> Timer:
         """Call ``callback(tick)`` once, ``delay`` world seconds from now."""
+    @overload
     def every_ticks(
         self,
         k: SupportsIndex,
-        callback: Callable[..., object],
+        callback: Callable[[int], object],
         *,
-        catch_up: Literal["each", "coalesce"] = "each",
+        catch_up: Literal["each"] = "each",
     ) -> Timer:
-        """Call ``callback`` every ``k`` quanta."""
+        """Call ``callback(tick)`` every ``k`` quanta."""
+    @overload
+    def every_ticks(
+        self,
+        k: SupportsIndex,
+        callback: Callable[[int, int], object],
+        *,
+        catch_up: Literal["coalesce"],
+    ) -> Timer:
+        """Call ``callback(tick, count)`` at most once per advancing call."""
     def after_ticks(self, k: SupportsIndex, callback: Callable[[int], object]) -> Timer:
         """Call ``callback(tick)`` once, ``k`` quanta from now."""
     @property
@@ -176,6 +202,7 @@ class Timer:
 class Presentation:
     """The context ``WorldClock.presenting()`` returns."""
 
+    def __init__(self, clock: WorldClock) -> None: ...
     def __enter__(self) -> WorldClock: ...
     def __exit__(self, exc_type: object, exc: object, tb: object, /) -> Literal[False]: ...
 
@@ -194,18 +221,22 @@ class ClockFollower:
     @staticmethod
     def for_step(clock: WorldClock, dt: float) -> ClockFollower:
         """A follower stepping every ``dt`` seconds, from the clock's current tick."""
-    def take(self, clock: WorldClock) -> int:
+    def take(self, clock: WorldClock, /) -> int:
         """The number of steps that fell due since the last take."""
-    def take_due(self, clock: WorldClock) -> range:
+    def take_due(self, clock: WorldClock, /) -> range:
         """Like ``take``, but the ticks the steps fell due at."""
     def alpha(self, tick: SupportsIndex, clock_alpha: float) -> float:
         """The fraction into this follower's own step."""
 
 MAX_TICK: int
 
-def check_seconds(value: object, name: str, minimum: float = ..., maximum: float = ...) -> float: ...
-def check_real(value: object, name: str) -> float: ...
-def check_count(value: object, name: str, minimum: int = ..., maximum: int = ...) -> int: ...
-def check_bool(value: object, name: str) -> bool: ...
+def check_seconds(value: object, name: str, minimum: float = ..., maximum: float = ...) -> float:
+    """``value`` as finite seconds in [minimum, maximum], else TypeError/ValueError naming it."""
+def check_real(value: object, name: str) -> float:
+    """``value`` as a finite float of either sign, else TypeError/ValueError naming it."""
+def check_count(value: object, name: str, minimum: int = ..., maximum: int = ...) -> int:
+    """``value`` as an int in [minimum, maximum], else TypeError/ValueError naming it."""
+def check_bool(value: object, name: str) -> bool:
+    """``value`` as a bool (``bool`` or ``numpy.bool_`` only), else TypeError naming it."""
 def _config_from_dict(fields: dict[str, Any]) -> ClockConfig: ...
 def _follower_from_state(period: int, last_tick: int, discontinuities: int) -> ClockFollower: ...
