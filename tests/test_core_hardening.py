@@ -328,3 +328,22 @@ def test_the_shared_checks_are_the_cores():
         checks.check_real(float("inf"), "x")
     assert checks.check_real(np.float32(-2.5), "x") == -2.5
     assert cvcclock.WorldClock is WorldClock
+
+
+def test_a_clock_weighs_little_until_a_thread_waits_on_it():
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        clocks = [WorldClock() for _ in range(10_000)]
+        per_clock = (tracemalloc.get_traced_memory()[0] - before) / len(clocks)
+    finally:
+        tracemalloc.stop()
+    assert per_clock <= 400, per_clock
+    clock = clocks[0]
+    waiter = threading.Thread(target=clock.wait_for_tick_change, args=(0, 5.0))
+    waiter.start()
+    while waiter.is_alive() and clock.tick == 0:
+        clock.advance_ticks(1)      # the first wait makes the condition; a tick wakes it
+        waiter.join(0.01)
+    waiter.join(5)
+    assert not waiter.is_alive()

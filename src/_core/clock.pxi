@@ -17,6 +17,7 @@
 # (Dekker's error-free product, then one correction of the division), and keeps the whole
 # part and the fraction apart; below that, one rounding costs at most 1.5e-11 quanta a frame.
 cdef double BANK_SNAP = 1e-9
+cdef object _CONDITION_LOCK = threading.Lock()
 cdef double EXACT_QUANTA = 65536.0
 cdef double DEKKER_SPLIT = 134217729.0   # 2**27 + 1
 
@@ -89,7 +90,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef double _realized
     cdef bint _window_done
     # waiting followers
-    cdef object _cond
+    cdef object _cond            # made by the first wait_for_tick_change: most clocks never wait
     cdef int _waiters
     # reentrancy guards
     cdef int _presenting         # threads inside presenting(), summed over _presenters
@@ -97,15 +98,13 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef bint _running
     # timers: a binary heap of (due tick, creation order, generation, Timer) entries
     cdef list _heap
-    cdef object _paused_timers   # a WeakSet: a paused timer nobody can resume is released
+    cdef object _paused_timers   # None, or a WeakSet: a paused timer nobody can resume is freed
     cdef int64_t _timer_seq
     cdef int64_t _stale          # heap entries whose timer moved, paused or ended
 
 
     def __cinit__(self):
-        self._cond = threading.Condition(threading.Lock())
         self._heap = []
-        self._paused_timers = weakref.WeakSet()
         self._presenters = {}
         # The default configuration, so that even an instance made with __new__ is sane.
         self._fixed_dt = 1.0 / 120.0
@@ -278,14 +277,24 @@ One notion of simulation time: an integer tick advanced in whole quanta.
                 timeout = None   # longer than the platform can wait: for ever
         if self._tick != seen:
             return self._tick
-        with self._cond:
+        cond = self._condition()
+        with cond:
             self._waiters += 1
             try:
-                if not self._cond.wait_for(lambda: self._tick != seen, timeout):
+                if not cond.wait_for(lambda: self._tick != seen, timeout):
                     return None
             finally:
                 self._waiters -= 1
         return self._tick
+
+    cdef object _condition(self):
+        """The condition waiters sleep on, made once; the lock keeps two threads from each
+        making one (and one of them waiting where no notify comes)."""
+        if self._cond is None:
+            with _CONDITION_LOCK:
+                if self._cond is None:
+                    self._cond = threading.Condition(threading.Lock())
+        return self._cond
 
     cdef int _notify(self) except -1:
         """Wake the threads in ``wait_for_tick_change``; free when none waits."""

@@ -80,7 +80,7 @@ cdef class Timer:
             return
         if self._state == TIMER_SCHEDULED:
             _unschedule(self._clock, self)
-        self._clock._paused_timers.discard(self)
+        _forget_paused(self._clock, self)
         self._state = TIMER_ENDED
 
     def pause(self):
@@ -89,6 +89,8 @@ cdef class Timer:
             _unschedule(self._clock, self)
             self._state = TIMER_PAUSED
             self._pending = 0
+            if self._clock._paused_timers is None:
+                self._clock._paused_timers = weakref.WeakSet()
             self._clock._paused_timers.add(self)
 
     def resume(self):
@@ -96,7 +98,7 @@ cdef class Timer:
         cdef int64_t due
         if self._state != TIMER_PAUSED:
             return
-        self._clock._paused_timers.discard(self)
+        _forget_paused(self._clock, self)
         due = _resume_tick(self, self._clock._tick)
         if due < 0:
             self._state = TIMER_ENDED
@@ -107,6 +109,12 @@ cdef class Timer:
         state = ("active", "paused", "ended")[self._state]
         return (f"<Timer {state} period_ticks={self.period_ticks} next_tick={self.next_tick} "
                 f"fired={self.fired} catch_up={self.catch_up!r}>")
+
+
+cdef inline int _forget_paused(WorldClock clock, Timer timer) except -1:
+    if clock._paused_timers is not None:
+        clock._paused_timers.discard(timer)
+    return 0
 
 
 cdef int64_t _next_on_grid(Timer timer, int64_t after):
@@ -239,9 +247,9 @@ cdef int _end_all_timers(WorldClock clock) except -1:
     cdef Timer timer
     for entry in clock._heap:
         (<Timer>(<tuple>entry)[3])._state = TIMER_ENDED
-    for timer in list(clock._paused_timers):
+    for timer in list(clock._paused_timers or ()):
         timer._state = TIMER_ENDED
     clock._heap = []
-    clock._paused_timers = weakref.WeakSet()
+    clock._paused_timers = None
     clock._stale = 0
     return 0
