@@ -1,9 +1,9 @@
 """Differential tests: the Cython core and the pure-Python oracle on the same random operations."""
 
+from conftest import CORE, ORACLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import CORE, ORACLE
 from cvcclock import Mode
 
 FIXED_DTS = [1e-6, 1 / 1000, 1 / 120, 0.01, 1 / 60, 0.05]
@@ -33,9 +33,11 @@ operations = st.one_of(
     st.tuples(st.just("drop_owed"), st.none()),
     st.tuples(st.just("seek_tick"), st.integers(0, 200)),
     st.tuples(st.just("follower"), st.sampled_from(STEP_MULTIPLES)),
-    st.tuples(st.just("follower_at"), st.tuples(st.sampled_from(STEP_MULTIPLES), st.integers(0, 100))),
+    st.tuples(st.just("follower_at"),
+              st.tuples(st.sampled_from(STEP_MULTIPLES), st.integers(0, 100))),
     st.tuples(st.just("take"), st.none()),
-    st.tuples(st.just("every_ticks"), st.tuples(st.integers(1, 40), st.sampled_from(["each", "coalesce"]),
+    st.tuples(st.just("every_ticks"), st.tuples(st.integers(1, 40),
+                                                st.sampled_from(["each", "coalesce"]),
                                                 st.integers(0, 6))),
     st.tuples(st.just("every"), st.tuples(st.sampled_from(STEP_MULTIPLES),
                                           st.sampled_from(["each", "coalesce"]))),
@@ -68,7 +70,7 @@ class Run:
         self.log = []
 
     def callback(self, name, raise_on):
-        """Log (name, tick, clock.tick, count...) and raise on the ``raise_on``-th call (0: never)."""
+        """Log (name, tick, clock.tick, count...); raise on the ``raise_on``-th call (0: never)."""
         calls = []
 
         def cb(tick, *count):
@@ -94,7 +96,8 @@ class Run:
             if verb in ("cancel", "pause", "resume"):
                 getattr(self.timers[value % len(self.timers)], verb)()
             elif verb == "after_ticks":
-                self.timers.append(self.clock.after_ticks(value, self.callback(len(self.timers), 0)))
+                cb = self.callback(len(self.timers), 0)
+                self.timers.append(self.clock.after_ticks(value, cb))
             else:
                 setattr(self.clock, verb, value)
 
@@ -160,7 +163,8 @@ class Run:
 def same_result(a, b):
     if a is None or isinstance(a, (str, list, tuple)):
         return a == b
-    return (a.steps, a.first_tick, a.dropped, a.alpha) == (b.steps, b.first_tick, b.dropped, b.alpha)
+    fields = ("steps", "first_tick", "dropped", "alpha")
+    return [getattr(a, f) for f in fields] == [getattr(b, f) for f in fields]
 
 
 @settings(max_examples=500, deadline=None)
