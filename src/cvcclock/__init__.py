@@ -8,10 +8,12 @@ stamped by tick, never of the wall clock.
 from cvcclock._core import (
     ClockConfig,
     ClockFollower,
+    ClockState,
     Mode,
     Presentation,
     StepResult,
     Timer,
+    TimerState,
     WorldClock,
     ticks_per_step,
 )
@@ -24,10 +26,12 @@ from cvcclock.threads import SimThread, SimWorld
 __all__ = [
     "ClockConfig",
     "ClockFollower",
+    "ClockState",
     "Mode",
     "Presentation",
     "StepResult",
     "Timer",
+    "TimerState",
     "WorldClock",
     "ticks_per_step",
     "IgnoredControl",
