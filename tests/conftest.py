@@ -9,6 +9,7 @@ import pytest
 import cvcclock
 import oracle
 
+
 def core_state_fields(state):
     """A core ClockState as the oracle's state tuple, for comparing the two."""
     timers = tuple((t.timer, t.seq, t.period_ticks or 0, t.catch_up == "coalesce", t.anchor,

@@ -2,10 +2,10 @@
 
 import dataclasses
 
-from conftest import CORE, ORACLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import CORE, ORACLE
 from cvcclock import Mode
 
 FIXED_DTS = [1e-6, 1 / 1000, 1 / 120, 0.01, 1 / 60, 0.05]

@@ -17,7 +17,6 @@ from cvcclock._core import (
     WorldClock,
     ticks_per_step,
 )
-
 from cvcclock._version import __version__
 from cvcclock.binding import IgnoredControl, WorldClockBinding, WorldClockKeys
 from cvcclock.loop import FrameDriver, FrameLoop, PacingStats
