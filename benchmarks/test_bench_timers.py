@@ -78,7 +78,7 @@ def floor_from_c(cb):
 def cvcclock_staggered(timers):
     def make(cb):
         clock = new_clock()
-        for i in range(timers):          # made at tick i, first due at i + timers: one a tick
+        for _ in range(timers):          # made at tick i, first due at i + timers: one a tick
             clock.every_ticks(timers, cb)
             clock.advance_ticks(1)
         clock.advance_ticks(timers - clock.tick)
