@@ -1,0 +1,504 @@
+"""What ``python -m cvcclock bench`` and ``benchmarks/`` time: each row of the table as a case.
+
+A case is a statement timed with ``timeit`` in a namespace its ``make`` builds (untimed), and
+what one execution of the statement does: ``ops`` operations of one ``unit`` (a call, a
+firing, a clock-advance). Every row is read against its ``floor`` (an empty call of a C
+builtin method, with the calling convention of the row: ``[].count(x)`` for one argument,
+``[].clear()`` for none) and, for a peer or a baseline, against the cvcclock row it competes
+with (its ``rival``). Peers (arcade, pyglet, simpy) are imported only by their own ``make``;
+one not installed raises ``ImportError`` there, and the table says it was skipped.
+
+The scaling series (how a cost grows with the work) are cases too, one per point: see
+``scaling_series``.
+"""
+
+import dataclasses
+import importlib
+import os
+from collections import deque
+from collections.abc import Callable, Iterator
+from itertools import repeat
+from typing import Any
+
+import cvcclock
+from cvcclock import ClockConfig, ClockFollower, WorldClock, WorldClockBinding
+
+#: The frame every per-call row advances by, on a live clock of quantum ``QUANTUM`` (2 quanta).
+WALL_DT = 1.0 / 60.0
+QUANTUM = 1.0 / 120.0
+#: Firings per timed execution in the timer rows, and followers per frame in the take row.
+FIRINGS = 1000
+FOLLOWERS = 1000
+#: The live timers of the "many timers" row, and a due tick no run reaches.
+MANY_TIMERS = 10**5
+FAR = 10**16
+#: The Python loop over WorldClocks runs over at most this many clocks: at 360 bytes or more
+#: each, 10**5 clocks already exceed a 32 MiB cache, so the cost per clock-advance is the one a
+#: loop over 10**6 pays (measured: 153 vs 152 ns), without making 10**6 clocks (3 s).
+LOOP_CLOCKS = 10**5
+
+Namespace = dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One row: ``stmt`` timed in the namespace ``make()`` returns.
+
+    Attributes
+    ----------
+    key : str
+        A short stable name (the JSON's and the goals' handle on the row).
+    label : str
+        What the table prints.
+    stmt : str
+        The statement ``timeit`` times; one execution makes ``ops`` operations.
+    make : callable
+        Builds the subject, untimed, and returns the names ``stmt`` uses. Raises
+        ``ImportError`` when a peer it needs is not installed.
+    ops : int
+        Operations one execution of ``stmt`` makes.
+    unit : str
+        What one operation is: ``"call"``, ``"firing"``, ``"frame"`` or ``"clock-advance"``.
+    floor : str or None
+        The key of the floor row this row is read against; None for a floor.
+    rival : str or None
+        The key of the row this one competes with, if any.
+    needs : str or None
+        The peer this row needs (a module name), if any.
+    """
+
+    key: str
+    label: str
+    stmt: str
+    make: Callable[[], Namespace]
+    ops: int = 1
+    unit: str = "call"
+    floor: str | None = "floor1"
+    rival: str | None = None
+    needs: str | None = None
+
+
+def power(n: int) -> str:
+    """``n`` as a label: ``10^k`` for a power of ten, else its digits."""
+    exponent = len(str(n)) - 1
+    return f"10^{exponent}" if n >= 10 and n == 10**exponent else str(n)
+
+
+def cb(*args: object) -> None:
+    """The no-op callback every timer row fires."""
+
+
+# ---- cvcclock's subjects -------------------------------------------------------------------
+
+def live_clock(timers: int = 0) -> WorldClock:
+    """A live clock of ``QUANTUM`` already far from tick 0 (no cached small ints), with
+    ``timers`` timers that are never due."""
+    clock = WorldClock(ClockConfig(fixed_dt=QUANTUM))
+    clock.advance_ticks(10**6)
+    for i in range(timers):
+        clock.every_ticks(FAR + i, cb)
+    return clock
+
+
+def staggered_clock(timers: int) -> WorldClock:
+    """``timers`` timers of period ``timers``, one due at every quantum from now on: each
+    firing moves a timer from the front of the queue to its back."""
+    clock = WorldClock(ClockConfig(fixed_dt=QUANTUM))
+    for _ in range(timers):          # made at tick i, first due at i + timers
+        clock.every_ticks(timers, cb)
+        clock.advance_ticks(1)
+    clock.advance_ticks(timers - clock.tick)
+    return clock
+
+
+def idle_plus_one_clock(timers: int) -> WorldClock:
+    """``timers - 1`` timers that are never due, and one firing at every quantum."""
+    clock = live_clock(timers - 1)
+    clock.every_ticks(1, cb)
+    return clock
+
+
+@dataclasses.dataclass(slots=True)
+class FrameResult:
+    """What ``FixYourTimestep.advance`` returns: the fields of a ``StepResult`` it computes."""
+
+    steps: int
+    dropped: int
+    alpha: float
+
+
+class FixYourTimestep:
+    """The fixed-timestep accumulator as users write it in pure Python, doing what
+    ``WorldClock.advance`` does in live mode: bank, run whole quanta up to a cap, drop and
+    count the rest, return the steps, the dropped count and alpha.
+
+    Parameters
+    ----------
+    dt : float
+        The quantum, in seconds.
+    scale : float
+        World seconds per wall second.
+    max_steps : int
+        The stall guard's cap on quanta per call.
+    """
+
+    def __init__(self, dt: float, scale: float = 1.0, max_steps: int = 8) -> None:
+        self.dt = dt
+        self.scale = scale
+        self.max_steps = max_steps
+        self.accumulator = 0.0
+        self.tick = 0
+        self.dropped = 0
+        self.frame = 0
+
+    def advance(self, wall_dt: float) -> FrameResult:
+        """Bank ``wall_dt`` and run the whole quanta, as ``WorldClock.advance`` does."""
+        self.frame += 1
+        self.accumulator += wall_dt * self.scale
+        steps = 0
+        while self.accumulator >= self.dt and steps < self.max_steps:
+            self.accumulator -= self.dt
+            self.tick += 1
+            steps += 1
+        dropped = 0
+        if self.accumulator >= self.dt:      # the stall guard: drop what the cap left
+            dropped = int(self.accumulator // self.dt)
+            self.accumulator -= dropped * self.dt
+            self.dropped += dropped
+        return FrameResult(steps, dropped, self.accumulator / self.dt)
+
+
+def _floors() -> Namespace:
+    return {"count": [].count, "clear": [].clear, "n": 10**6 + 7, "dt": WALL_DT}
+
+
+def _clock_calls() -> Namespace:
+    clock = live_clock()
+    return {"clock": clock, "advance": clock.advance, "advance_ticks": clock.advance_ticks,
+            "step_once": clock.step_once, "dt": WALL_DT}
+
+
+def _take() -> Namespace:
+    # A step falls due for every follower each execution (one step_once, 1/FOLLOWERS of the
+    # cost), so each take runs its whole path rather than the nothing-due shortcut.
+    clock = live_clock()
+    followers = [ClockFollower.for_step(clock, QUANTUM) for _ in range(FOLLOWERS)]
+    return {"clock": clock, "step_once": clock.step_once,
+            "takes": [f.take for f in followers]}
+
+
+def _drive() -> Namespace:
+    binding = WorldClockBinding({}, live_clock())
+    return {"drive": binding.drive, "dt": WALL_DT}
+
+
+def _hand_written() -> Namespace:
+    return {"advance": FixYourTimestep(QUANTUM).advance, "dt": WALL_DT}
+
+
+def _from_c() -> Namespace:
+    return {"drain": deque(maxlen=0).extend, "cb": cb, "ticks": range(FIRINGS)}
+
+
+def _firing(make_clock: Callable[[], WorldClock]) -> Callable[[], Namespace]:
+    def make() -> Namespace:
+        return {"advance_ticks": make_clock().advance_ticks, "k": FIRINGS}
+    return make
+
+
+# ---- peers ---------------------------------------------------------------------------------
+
+def import_peer(name: str) -> Any:
+    """Import a peer's module by name; ``ImportError`` when it is not installed.
+
+    arcade is imported headless (``ARCADE_HEADLESS``): the bench opens no window, and a
+    machine may have no display.
+    """
+    if name.partition(".")[0] != "arcade":
+        return importlib.import_module(name)
+    added = "ARCADE_HEADLESS" not in os.environ
+    os.environ.setdefault("ARCADE_HEADLESS", "1")
+    try:
+        return importlib.import_module(name)
+    finally:
+        if added:
+            del os.environ["ARCADE_HEADLESS"]
+
+
+def _arcade_clock() -> Namespace:
+    clock = import_peer("arcade.clock").Clock()
+    return {"tick": clock.tick, "dt": WALL_DT}
+
+
+def _arcade_fixed() -> Namespace:
+    # What arcade.Window._dispatch_updates does each frame, without its events: tick the
+    # clock, then the fixed clock while a fixed step is due.
+    arcade_clock = import_peer("arcade.clock")
+    clock = arcade_clock.Clock()
+    fixed = arcade_clock.FixedClock(clock, QUANTUM)
+
+    def frame(wall_dt: float) -> None:
+        clock.tick(wall_dt)
+        while fixed.accumulated >= QUANTUM:
+            fixed.tick(QUANTUM)
+
+    return {"frame": frame, "dt": WALL_DT}
+
+
+def _fake_time_pyglet() -> tuple[Any, list[float]]:
+    """A pyglet clock on a time function the bench moves, so no wall clock is read."""
+    now = [0.0]
+    return import_peer("pyglet.clock").Clock(time_function=lambda: now[0]), now
+
+
+def _pyglet_tick() -> Namespace:
+    clock, _ = _fake_time_pyglet()
+    return {"tick": clock.tick}
+
+
+def pyglet_firings(callback: Callable[..., object], firings: int) -> Callable[[], None]:
+    """``run()`` making ``firings`` firings of one pyglet interval of 0.01 s.
+
+    pyglet fires an interval at most once a ``tick()``, so this is how its users drive it:
+    move the time by the interval, tick. It is deterministic: pyglet reschedules a fired item
+    at ``now + interval``, the same float sum as the fake time's.
+    """
+    clock, now = _fake_time_pyglet()
+    clock.schedule_interval(callback, 0.01)
+    tick = clock.tick
+
+    def run() -> None:
+        for _ in repeat(None, firings):
+            now[0] += 0.01
+            tick()
+
+    return run
+
+
+def simpy_firings(callback: Callable[..., object], firings: int,
+                  processes: int = 1) -> Callable[[], None]:
+    """``run()`` making ``firings`` firings in all of ``processes`` simpy processes, each
+    ``while True: yield env.timeout(p); callback()`` with ``p = processes`` seconds.
+
+    Whole-second timeouts keep the times exact, so every ``run()`` makes exactly ``firings``
+    firings, however many times it is called.
+    """
+    env = import_peer("simpy").Environment()
+
+    def process() -> Iterator[object]:
+        while True:
+            yield env.timeout(float(processes))
+            callback()
+
+    for _ in range(processes):
+        env.process(process())
+    env.run(until=0.5)            # from now on, run(until) falls between two due times
+    run_env = env.run
+
+    def run() -> None:
+        run_env(until=env.now + firings)
+
+    return run
+
+
+def _peer_firings(maker: Callable[[Callable[..., object], int], Callable[[], None]]
+                  ) -> Callable[[], Namespace]:
+    def make() -> Namespace:
+        return {"run": maker(cb, FIRINGS)}
+    return make
+
+
+# ---- many clocks ---------------------------------------------------------------------------
+
+class NumpyBank:
+    """n clocks advanced by ``WorldClock.advance``'s arithmetic written in numpy: what a host
+    writes today, in place and without temporaries where numpy allows.
+
+    Live, lockstep and the other modes per slot; the bank snap, the stall guard's cap (scaled
+    with the rate where asked), dropped quanta, the frame count and the realized-speed window,
+    in the same float operations as the core's common path (a quotient below 2**16 quanta).
+
+    Parameters
+    ----------
+    n : int
+        The number of clocks.
+    config : ClockConfig, optional
+        Every slot's configuration; the defaults when omitted.
+    """
+
+    SNAP = 1e-9       # the core's BANK_SNAP
+    LIVE, LOCKSTEP, PAUSED = 0, 1, 2
+
+    def __init__(self, n: int, config: ClockConfig | None = None) -> None:
+        import numpy as np
+
+        config = ClockConfig() if config is None else config
+        self._np = np
+        self.scale = np.full(n, config.scale)
+        self.fixed_dt = np.full(n, config.fixed_dt)
+        self.max_steps = np.full(n, config.max_steps_per_advance, np.int64)
+        self.cap_scales = np.full(n, config.cap_scales_with_rate)
+        self.lockstep_steps = np.full(n, config.lockstep_steps, np.int64)
+        self.mode = np.full(n, self.LIVE, np.uint8)
+        self.bank = np.zeros(n)
+        self.tick = np.zeros(n, np.int64)
+        self.total_dropped = np.zeros(n, np.int64)
+        self.frame = np.zeros(n, np.int64)
+        self.window_wall = np.zeros(n)
+        self.window_ticks = np.zeros(n, np.int64)
+        self.realized = np.zeros(n)
+        self.steps = np.zeros(n, np.int64)
+        self._b, self._near, self._cap = np.zeros(n), np.zeros(n), np.zeros(n)
+        self._mask, self._live = np.zeros(n, bool), np.zeros(n, bool)
+
+    def advance(self, wall_dt: float) -> Any:
+        """Advance every clock by ``wall_dt`` wall seconds; the quanta each ran (one array,
+        reused by every call)."""
+        np, b, near, cap, mask, live = (self._np, self._b, self._near, self._cap, self._mask,
+                                        self._live)
+        np.multiply(self.scale, wall_dt, out=b)            # bank + wall_dt * scale / fixed_dt
+        np.divide(b, self.fixed_dt, out=b)
+        np.add(self.bank, b, out=b)
+        np.add(b, 0.5, out=near)                           # snap to a whole count within 1e-9
+        np.floor(near, out=near)
+        np.subtract(b, near, out=cap)
+        np.abs(cap, out=cap)
+        np.less_equal(cap, self.SNAP, out=mask)
+        np.copyto(b, near, where=mask)
+        np.floor(b, out=near)                              # near: the whole quanta banked
+        np.subtract(b, near, out=b)                        # b: the new bank
+        np.ceil(self.scale, out=cap)                       # the cap, scaled where asked
+        np.multiply(cap, self.max_steps, out=cap)
+        np.greater(self.scale, 1.0, out=mask)
+        np.logical_and(mask, self.cap_scales, out=mask)
+        np.copyto(cap, self.max_steps, where=~mask)
+        np.minimum(near, cap, out=cap)                     # cap: the quanta run
+        np.equal(self.mode, self.LIVE, out=live)
+        np.subtract(near, cap, out=near)                   # near: the quanta dropped
+        np.add(self.total_dropped, near, out=self.total_dropped, where=live, casting="unsafe")
+        np.copyto(self.bank, b, where=live)
+        np.copyto(self.steps, cap, where=live, casting="unsafe")
+        np.equal(self.mode, self.LOCKSTEP, out=mask)
+        np.copyto(self.steps, self.lockstep_steps, where=mask)
+        np.logical_or(live, mask, out=mask)
+        np.copyto(self.steps, 0, where=~mask)
+        np.add(self.tick, self.steps, out=self.tick)
+        np.add(self.frame, 1, out=self.frame)
+        np.add(self.window_wall, wall_dt, out=self.window_wall)
+        np.add(self.window_ticks, self.steps, out=self.window_ticks)
+        np.greater_equal(self.window_wall, 0.5, out=mask)
+        if mask.any():                                     # a window completed
+            done = self.window_ticks[mask] * self.fixed_dt[mask] / self.window_wall[mask]
+            self.realized[mask] = done
+            self.window_wall[mask] = 0.0
+            self.window_ticks[mask] = 0
+        return self.steps
+
+
+def _bank_config() -> ClockConfig:
+    return ClockConfig(fixed_dt=QUANTUM)
+
+
+def _bank(n: int) -> Callable[[], Namespace]:
+    def make() -> Namespace:
+        if not hasattr(cvcclock, "ClockBank"):
+            raise ImportError(f"cvcclock {cvcclock.__version__} has no ClockBank")
+        bank = cvcclock.ClockBank(n, _bank_config())
+        return {"advance": bank.advance, "dt": WALL_DT}
+    return make
+
+
+def _bank_loop(n: int) -> Callable[[], Namespace]:
+    def make() -> Namespace:
+        config = _bank_config()
+        return {"advances": [WorldClock(config).advance for _ in range(n)], "dt": WALL_DT}
+    return make
+
+
+def _bank_numpy(n: int) -> Callable[[], Namespace]:
+    def make() -> Namespace:
+        return {"advance": NumpyBank(n, _bank_config()).advance, "dt": WALL_DT}
+    return make
+
+
+def bank_bytes_per_clock() -> int:
+    """The bytes of state and configuration an advance of one clock reads or writes: those
+    of the numpy version's per-clock arrays, the same fields as the bank's."""
+    probe = NumpyBank(1)
+    fields = (probe.scale, probe.fixed_dt, probe.max_steps, probe.cap_scales,
+              probe.lockstep_steps, probe.mode, probe.bank, probe.tick, probe.total_dropped,
+              probe.frame, probe.window_wall, probe.window_ticks, probe.steps)
+    return sum(int(a.itemsize) for a in fields)
+
+
+def _bank_copy(n: int) -> Callable[[], Namespace]:
+    def make() -> Namespace:
+        import numpy as np
+
+        size = n * bank_bytes_per_clock()
+        source, target = np.ones(size, np.uint8), np.zeros(size, np.uint8)
+        return {"copyto": np.copyto, "source": source, "target": target}
+    return make
+
+
+# ---- the table -----------------------------------------------------------------------------
+
+def table_cases(clocks: int = 10**6) -> list[Case]:
+    """The rows of ``python -m cvcclock bench``, in the order printed.
+
+    Parameters
+    ----------
+    clocks : int
+        The n of the ClockBank rows (the numpy rows and the copy too; the loop over
+        ``WorldClock``s runs over at most ``LOOP_CLOCKS`` of them).
+
+    Returns
+    -------
+    list of Case
+    """
+    loop = min(clocks, LOOP_CLOCKS)
+    return [
+        Case("floor1", "floor: [].count(x)", "count(dt)", _floors, floor=None),
+        Case("floor0", "floor: [].clear()", "clear()", _floors, floor=None),
+        Case("bit_length", "n.bit_length()", "n.bit_length()", _floors, floor="floor0"),
+        Case("advance", "clock.advance(1/60), 2 quanta", "advance(dt)", _clock_calls),
+        Case("advance_ticks", "clock.advance_ticks(1)", "advance_ticks(1)", _clock_calls),
+        Case("step_once", "clock.step_once()", "step_once()", _clock_calls, floor="floor0"),
+        Case("take", "follower.take(clock), a step due", "step_once()\nfor take in takes: "
+             "take(clock)", _take, ops=FOLLOWERS),
+        Case("tick", "clock.tick", "clock.tick", _clock_calls, floor="floor0"),
+        Case("t", "clock.t", "clock.t", _clock_calls, floor="floor0"),
+        Case("alpha", "clock.alpha", "clock.alpha", _clock_calls, floor="floor0"),
+        Case("drive", "binding.drive(1/60), dict tree", "drive(dt)", _drive, unit="frame",
+             rival="advance"),
+        Case("hand", "hand-written accumulator, 2 quanta", "advance(dt)", _hand_written,
+             unit="frame", rival="advance"),
+        Case("arcade_clock", "arcade Clock.tick(1/60)", "tick(dt)", _arcade_clock,
+             unit="frame", rival="advance", needs="arcade"),
+        Case("arcade_fixed", "arcade Clock + FixedClock frame", "frame(dt)", _arcade_fixed,
+             unit="frame", rival="advance", needs="arcade"),
+        Case("pyglet_tick", "pyglet Clock.tick(), none due", "tick()", _pyglet_tick,
+             unit="frame", floor="floor0", rival="advance", needs="pyglet"),
+        Case("from_c", "callback called from C", "drain(map(cb, ticks))", _from_c,
+             ops=FIRINGS, unit="firing"),
+        Case("fire", "timer firing, 1 timer", "advance_ticks(k)",
+             _firing(lambda: staggered_clock(1)), ops=FIRINGS, unit="firing",
+             rival="from_c"),
+        Case("fire_many", f"timer firing, {power(MANY_TIMERS)} staggered timers",
+             "advance_ticks(k)", _firing(lambda: staggered_clock(MANY_TIMERS)), ops=FIRINGS,
+             unit="firing", rival="fire"),
+        Case("pyglet_fire", "pyglet interval firing", "run()", _peer_firings(pyglet_firings),
+             ops=FIRINGS, unit="firing", rival="fire", needs="pyglet"),
+        Case("simpy_fire", "simpy timeout firing", "run()", _peer_firings(simpy_firings),
+             ops=FIRINGS, unit="firing", rival="fire", needs="simpy"),
+        Case("bank", f"ClockBank.advance, n={power(clocks)}", "advance(dt)", _bank(clocks),
+             ops=clocks, unit="clock-advance", needs="ClockBank"),
+        Case("bank_loop", f"loop over {power(loop)} WorldClocks", "for advance in advances: "
+             "advance(dt)", _bank_loop(loop), ops=loop, unit="clock-advance", rival="bank"),
+        Case("bank_numpy", f"numpy, the same arithmetic, n={power(clocks)}", "advance(dt)",
+             _bank_numpy(clocks), ops=clocks, unit="clock-advance", rival="bank",
+             needs="numpy"),
+        Case("bank_copy", f"numpy copy of its bytes, n={power(clocks)}",
+             "copyto(target, source)", _bank_copy(clocks), ops=clocks, unit="clock-advance",
+             rival="bank", needs="numpy"),
+    ]
