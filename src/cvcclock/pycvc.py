@@ -20,7 +20,8 @@ from collections.abc import MutableMapping
 from typing import Any, SupportsIndex
 
 from cvcclock._core import ClockConfig, ClockFollower, StepResult, WorldClock, ticks_per_step
-from cvcclock.binding import WorldClockBinding, WorldClockKeys
+from cvcclock.binding import WorldClockBinding
+from cvcclock.keys import WorldClockKeys
 
 __all__ = ["App", "clock_follower", "ticks_per_step", "world_clock", "world_clock_binding",
            "world_clock_keys"]
