@@ -83,6 +83,13 @@ def test_an_empty_key_turns_its_lane_off(lane, off):
     assert binding.ignored == 0
 
 
+def test_one_telemetry_lane_alone_is_published():
+    tree, clock, binding = make(keys=WorldClockKeys(tick="t"))
+    assert tree == {"t": 0}
+    binding.drive(0.03)
+    assert tree == {"t": 3}
+
+
 def test_all_lanes_off_writes_nothing():
     tree, clock, binding = make(keys=WorldClockKeys())
     assert binding.drive(0.05).steps == 5 and tree == {}

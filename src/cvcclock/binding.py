@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
+from itertools import chain
 from operator import attrgetter
 from time import perf_counter
 from typing import Any, NamedTuple
@@ -242,9 +243,10 @@ class WorldClockBinding:
       failed write loses no work.
     """
 
-    __slots__ = ("_applied_mode", "_clock", "_controls", "_counter", "_get", "_keys",
-                 "_mode_ctl", "_paused_ctl", "_pending", "_seen", "_speed_ctl", "_telemetry",
-                 "_tree", "_wall_mark", "ignored", "last_ignored")
+    __slots__ = ("_applied_mode", "_clock", "_control_keys", "_controls", "_counter", "_get",
+                 "_keys", "_missing", "_mode_ctl", "_paused_ctl", "_pending", "_seen",
+                 "_speed_ctl", "_telemetry_keys", "_telemetry_values", "_tree", "_wall_mark",
+                 "ignored", "last_ignored")
 
     def __init__(self, tree: MutableMapping[str, Any], clock: WorldClock,
                  keys: str | WorldClockKeys | None = "sim") -> None:
@@ -301,10 +303,14 @@ class WorldClockBinding:
         # Precomputed once per table, so a drive loops over the enabled lanes only.
         controls = tuple((key, lane) for lane in _CONTROLS if (key := getattr(table, lane.name)))
         held = [self._get(key, _MISSING) for key, _ in controls]   # a raise changes nothing
+        telemetry = [(key, attribute) for name, attribute in _TELEMETRY
+                     if (key := getattr(table, name))]
         self._keys = table
         self._controls = controls
-        self._telemetry = tuple((key, read) for name, read in _TELEMETRY
-                                if (key := getattr(table, name)))
+        self._control_keys = tuple(key for key, _ in controls)
+        self._missing = (_MISSING,) * len(controls)
+        self._telemetry_keys = tuple(key for key, _ in telemetry)
+        self._telemetry_values = _values_of(attribute for _, attribute in telemetry)
         self._seen: list[Any] = [_UNSEEN] * len(controls)
         self._counter: int | None = None
         self._write([self._seed(i) for i, value in enumerate(held) if value is _MISSING],
@@ -387,7 +393,7 @@ class WorldClockBinding:
         wall_dt, mark = self._frame_time(wall_dt)
         changed = self._read_controls()
         self._wall_mark = mark
-        seeds = self._apply_controls(changed) if changed else []
+        seeds = self._apply_controls(changed) if changed else ()
         result = self._run_frame(wall_dt)
         self._write(seeds, result)
         return result
@@ -406,12 +412,19 @@ class WorldClockBinding:
         """``(lane index, value)`` for each control whose value is not the one last seen.
 
         Reads the tree and nothing else, so a tree that raises here leaves all as it was.
-        Most frames change nothing: the identity test is the cheap one.
         """
-        get = self._get
+        values = list(map(self._get, self._control_keys, self._missing))
         seen = self._seen
-        return [(i, value) for i, (key, _) in enumerate(self._controls)
-                if (value := get(key, _MISSING)) is not seen[i]]
+        try:
+            # Most frames change nothing, and the list comparison, in C, tests identity
+            # first; an equal value is no change either (as _same says). An odd __eq__
+            # that raises is left to the per-lane test.
+            if values == seen:
+                return []
+        except Exception:  # noqa: BLE001, S110 - the per-lane test below decides
+            pass
+        return [(i, value) for i, (value, last) in enumerate(zip(values, seen))
+                if value is not last]
 
     def _apply_controls(self, changed: list[tuple[int, Any]]) -> list[tuple[str, object]]:
         """Apply the changed controls in lane order; the seeds for keys gone missing.
@@ -461,15 +474,17 @@ class WorldClockBinding:
         return StepResult(result.steps + steps.steps, result.first_tick, result.dropped,
                           steps.alpha)
 
-    def _write(self, seeds: list[tuple[str, object]], result: StepResult | None) -> None:
+    def _write(self, seeds: Iterable[tuple[str, object]], result: StepResult | None) -> None:
         """Write the seeds, then the telemetry: every key the tree takes, whatever it refuses.
 
         Raises TreeWriteError, carrying ``result``, if it refused any.
         """
         tree = self._tree
+        writes: Iterable[tuple[str, object]] = zip(self._telemetry_keys,
+                                                   self._telemetry_values(self._clock))
+        if seeds:
+            writes = chain(seeds, writes)
         failures: list[tuple[str, Exception]] = []
-        clock = self._clock
-        writes = seeds + [(key, read(clock)) for key, read in self._telemetry]
         for key, value in writes:
             try:
                 tree[key] = value
@@ -569,11 +584,23 @@ _CONTROLS = (
     _Control("step", _read_step, WorldClockBinding._apply_step, WorldClockBinding._seed_step),
 )
 
-#: The telemetry lanes and what each publishes, in ``WorldClockKeys.TELEMETRY`` order.
-_TELEMETRY: tuple[tuple[str, Callable[[WorldClock], object]], ...] = (
-    ("time", attrgetter("t")),
-    ("tick", attrgetter("tick")),
-    ("fixed_dt", attrgetter("fixed_dt")),
-    ("realized_speed", attrgetter("realized_scale")),
-    ("dropped", attrgetter("total_dropped")),
+#: The telemetry lanes and the clock attribute each publishes, in ``WorldClockKeys.TELEMETRY``
+#: order.
+_TELEMETRY = (
+    ("time", "t"),
+    ("tick", "tick"),
+    ("fixed_dt", "fixed_dt"),
+    ("realized_speed", "realized_scale"),
+    ("dropped", "total_dropped"),
 )
+
+
+def _values_of(attributes: Iterable[str]) -> Callable[[WorldClock], tuple[object, ...]]:
+    """A function reading the clock's ``attributes`` into a tuple, in one C call."""
+    names = tuple(attributes)
+    if not names:
+        return lambda clock: ()
+    if len(names) == 1:   # attrgetter of one name returns the value, not a 1-tuple
+        one = attrgetter(names[0])
+        return lambda clock: (one(clock),)
+    return attrgetter(*names)
