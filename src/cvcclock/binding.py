@@ -68,7 +68,7 @@ class TreeWriteError(RuntimeError):
     def __init__(self, result: StepResult | None,
                  failures: tuple[tuple[str, Exception], ...]) -> None:
         keys = ", ".join(repr(key) for key, _ in failures)
-        done = "the binding was bound" if result is None else f"the frame ran: {result!r}"
+        done = "the keys were bound" if result is None else f"the frame ran: {result!r}"
         super().__init__(f"the tree refused writes to {keys} ({failures[0][1]!r}); every "
                          f"other key was written and {done}")
         self.result = result

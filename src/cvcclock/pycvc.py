@@ -22,8 +22,8 @@ from collections.abc import Iterator, MutableMapping
 from typing import Any, SupportsIndex
 
 from cvcclock._core import ClockConfig, ClockFollower, StepResult, WorldClock, ticks_per_step
-from cvcclock.checks import check_bool
 from cvcclock.binding import WorldClockBinding
+from cvcclock.checks import check_bool
 from cvcclock.keys import WorldClockKeys
 
 __all__ = ["App", "clock_follower", "ticks_per_step", "world_clock", "world_clock_binding",
@@ -217,7 +217,8 @@ class clock_follower:  # noqa: N801 - pycvc's name
         return self.follower.alpha(tick, clock_alpha)
 
     def __repr__(self) -> str:
-        return f"pycvc.clock_follower(k={self.follower.period}, last_tick={self.follower.last_tick})"
+        follower = self.follower
+        return f"pycvc.clock_follower(k={follower.period}, last_tick={follower.last_tick})"
 
 
 class App:

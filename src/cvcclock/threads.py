@@ -262,9 +262,10 @@ class SimThread(Generic[S]):
     thread with its stop flag set, so it runs no further step once the blocked one returns,
     and it never keeps the interpreter from exiting.
 
-    A SimThread dropped unclosed stops its worker too, once it is collected: the worker holds the world, the clock and its own state but
-    never the SimThread, and a ``weakref.finalize`` sets its stop flag. (A world that refers
-    back to its SimThread keeps it alive, and the worker running, until closed.)
+    A SimThread dropped unclosed stops its worker too, once it is collected: the worker holds
+    the world, the clock and its own state but never the SimThread, and a
+    ``weakref.finalize`` sets its stop flag. (A world that refers back to its SimThread keeps
+    it alive, and the worker running, until closed.)
     """
 
     def __init__(self, world: SimWorld[S] | tuple[Callable[[float], object], Callable[[], S]],
@@ -407,9 +408,9 @@ class SimThread(Generic[S]):
         if self._thread.is_alive():
             warnings.warn(
                 f"SimThread: the worker stepping {self._world} did not stop within "
-                f"{seconds:g} s (world.step has not returned); it was left running as a "
-                f"daemon thread, which runs no further step and does not keep the "
-                f"interpreter from exiting", RuntimeWarning, stacklevel=stacklevel)
+                f"{seconds:g} s (a call such as world.step has not returned); it was left "
+                f"running as a daemon thread, which runs no further step and does not keep "
+                f"the interpreter from exiting", RuntimeWarning, stacklevel=stacklevel)
 
     def __enter__(self) -> SimThread[S]:
         return self
