@@ -666,8 +666,20 @@ def test_a_raising_timer_keeps_the_clock_owing_and_nothing_is_lost():
     binding.request_steps(3)
     with pytest.raises(KeyError):
         binding.drive(0.0)
-    assert clock.tick == 2
-    assert binding.drive(0.0).last_tick == 3     # the clock ran what it still owed
+    assert (clock.tick, clock.owed, binding.queued_steps) == (2, 1, 1)
+    r = binding.drive(0.0)                       # the interrupted step runs, in stepping mode
+    assert (r.first_tick, r.steps, clock.owed, binding.queued_steps) == (2, 1, 0, 0)
+    assert binding.drive(0.0).steps == 0         # and only once
+
+
+def test_steps_a_raising_timer_interrupted_run_once_in_live_mode_too():
+    tree, clock, binding = make()
+    clock.after_ticks(2, lambda tick: 1 / 0)
+    binding.request_steps(5)
+    with pytest.raises(ZeroDivisionError):
+        binding.drive(0.0)
+    r = binding.drive(0.0)            # a live advance would run the owed too: not twice
+    assert (r.first_tick, r.steps, clock.tick, clock.owed) == (2, 3, 5, 0)
 
 
 # -- determinism ---------------------------------------------------------------------------

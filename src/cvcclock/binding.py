@@ -244,7 +244,8 @@ class WorldClockBinding:
     """
 
     __slots__ = ("_applied_mode", "_clock", "_control_keys", "_controls", "_counter", "_get",
-                 "_keys", "_missing", "_mode_ctl", "_paused_ctl", "_pending", "_seen",
+                 "_interrupted", "_keys", "_missing", "_mode_ctl", "_paused_ctl", "_pending",
+                 "_seen",
                  "_speed_ctl", "_telemetry_keys", "_telemetry_values", "_tree", "_wall_mark",
                  "ignored", "last_ignored")
 
@@ -259,6 +260,7 @@ class WorldClockBinding:
         self._get: Callable[[str, Any], Any] = tree.get
         self._clock = clock
         self._pending = 0
+        self._interrupted = 0   # queued steps a raising timer callback left the clock owing
         self._wall_mark: float | None = None
         self.ignored = 0
         self.last_ignored: IgnoredControl | None = None
@@ -320,9 +322,9 @@ class WorldClockBinding:
 
     @property
     def queued_steps(self) -> int:
-        """Single steps the next ``drive`` runs after its advance (``request_steps`` and
-        ``step`` increments not yet run)."""
-        return self._pending
+        """Single steps the next ``drive`` runs (``request_steps`` and ``step`` increments not
+        yet run, and those a raising timer callback interrupted, which run first)."""
+        return self._interrupted + self._pending
 
     def request_steps(self, n: int) -> None:
         """Queue ``n`` single steps; the next ``drive`` runs them after its advance, in any mode.
@@ -459,20 +461,35 @@ class WorldClockBinding:
         return key, value
 
     def _run_frame(self, wall_dt: float) -> StepResult:
-        """Advance the clock, then run the queued single steps."""
+        """Run the steps an earlier frame's raising timer interrupted, advance the clock,
+        then run the queued single steps."""
         clock = self._clock
+        first = clock.tick
+        self._run_steps(min(self._interrupted, clock.owed))
+        self._interrupted = 0
         result = clock.advance(wall_dt)
-        n = self._pending
-        if not n:
-            return result
-        self._pending = 0   # the clock owes them now, even if a timer callback raises
+        n, self._pending = self._pending, 0
         if n > MAX_TICK - clock.tick:   # the advance left them no room: never raise
             self._ignore(self._keys.step or "", n, "the queued steps would take the tick past "
                          "2**62")
+            n = 0
+        self._run_steps(n)
+        if clock.tick - first == result.steps:   # the advance was the whole frame
             return result
-        steps = clock.advance_ticks(n)
-        return StepResult(result.steps + steps.steps, result.first_tick, result.dropped,
-                          steps.alpha)
+        return StepResult(clock.tick - first, first, result.dropped, clock.alpha)
+
+    def _run_steps(self, n: int) -> None:
+        """Run ``n`` single steps in any mode. If a timer callback raises, the clock owes the
+        steps it did not run and the next drive runs them first (a paused or stepping
+        clock's advance would not), so none is lost or run twice."""
+        if not n:
+            return
+        before = self._clock.tick
+        try:
+            self._clock.advance_ticks(n)
+        except BaseException:
+            self._interrupted = n - (self._clock.tick - before)
+            raise
 
     def _write(self, seeds: Iterable[tuple[str, object]], result: StepResult | None) -> None:
         """Write the seeds, then the telemetry: every key the tree takes, whatever it refuses.
