@@ -8,7 +8,6 @@ sleeps, so a rerun reproduces it frame for frame.
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import inspect
 import math
@@ -299,6 +298,8 @@ class FrameLoop:
         and errors as ``run``; the arguments are checked when the coroutine starts, before
         its first frame.
         """
+        import asyncio  # here, not at the top: a plain frame loop never pays its import
+
         run = _Run(self, on_frame, max_frames, until)
         while run.more():
             await asyncio.sleep(max(run.coarse_sleep() - _ASYNC_SLACK, 0.0))
