@@ -28,6 +28,7 @@ from collections.abc import Callable, Generator
 from types import GeneratorType
 from typing import Any, TypeVar
 
+from cvcclock.scenario._arguments import check_callable, check_instance
 from cvcclock.scenario.errors import GuardViolation
 from cvcclock.scenario.requirements import describe
 
@@ -43,12 +44,17 @@ class Take:
     ----------
     actions : tuple
         The simulator's action objects, executed in order.
+
+    Raises
+    ------
+    TypeError
+        If ``actions`` is not a tuple.
     """
 
     __slots__ = ("actions",)
 
     def __init__(self, actions: tuple[Any, ...]) -> None:
-        self.actions = actions
+        self.actions = check_instance(actions, tuple, "actions")
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Take and other.actions == self.actions
@@ -117,8 +123,7 @@ def _guarded(fn: F) -> F:
 
 
 def _guard(kind: str, pred: Callable[..., object]) -> Callable[[F], F]:
-    if not callable(pred):
-        raise TypeError(f"{kind} takes a predicate, got {pred!r}")
+    check_callable(pred, "pred", "a predicate (a callable)")
 
     def decorate(fn: F) -> F:
         start = _guarded(fn)

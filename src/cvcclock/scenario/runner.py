@@ -25,11 +25,17 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
 from collections.abc import Callable
 from typing import Any
 
-from cvcclock._core import ClockConfig, ClockFollower, WorldClock
+from cvcclock import ClockConfig, ClockFollower, WorldClock
+from cvcclock.checks import check_bool, check_count
+from cvcclock.scenario._arguments import (
+    check_instance,
+    check_optional_callable,
+    check_seed,
+    check_step,
+)
 from cvcclock.scenario.behaviors import WAIT, Chain, Take, check_invariants, guards_running, resume
 from cvcclock.scenario.errors import (
     ActionRejected,
@@ -58,6 +64,7 @@ def derive_seed(seed: int, attempt: int) -> int:
 
     Never ``hash()``: it is salted per process, and a run must replay in a fresh one.
     """
+    seed, attempt = check_seed(seed), check_count(attempt, "attempt")
     if attempt == 0:
         return seed
     return int.from_bytes(hashlib.sha256(f"{seed}:{attempt}".encode()).digest()[:8], "big")
@@ -109,43 +116,42 @@ class ScenarioRunner:
 
     Raises
     ------
+    TypeError
+        If an argument is of the wrong type (``seed`` not an integer, a limit not a number).
     ValueError
-        If ``dt`` is not a whole number of quanta, or a limit is negative.
+        If ``dt`` is not a whole number of quanta, or a limit is out of range.
+
+    Any error is raised before the first attempt is set up, and leaves the clock as it was.
     """
 
     def __init__(self, scenario: Scenario, clock: WorldClock, dt: float | None = None, *, seed: int,
                  max_steps: int | None = None, time_limit: float | None = None, max_iterations: int = 100,
                  simulator: Callable[[], Simulator] | None = None, raise_guard_violations: bool = False,
                  trace: Trace | None = None) -> None:
-        if not isinstance(scenario, Scenario):
-            raise TypeError(f"scenario must be a Scenario instance, got {scenario!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"seed must be an int, got {seed!r}")
-        if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
-            raise ValueError(f"max_iterations must be an int >= 1, got {max_iterations!r}")
-        dt = _check_dt(scenario, dt)
-        try:
-            self.follower = ClockFollower.for_step(clock, dt)
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"scenario {scenario.name!r}: time step {e}") from e
+        check_instance(scenario, Scenario, "scenario")
+        check_instance(clock, WorldClock, "clock")
+        self.seed = check_seed(seed)
+        self._max_iterations = check_count(max_iterations, "max_iterations", 1)
+        check_optional_callable(simulator, "simulator")
+        self._make_simulator = scenario.simulator if simulator is None else simulator
+        self._raise_guards = check_bool(raise_guard_violations, "raise_guard_violations")
+        self._trace = check_optional_callable(trace, "trace")
         # The scenario's own dt, not period * fixed_dt, which can differ in the last bit: the
         # physics must see the same dt on every clock the scenario runs on.
-        self.dt = float(dt)
-        self.scenario = scenario
-        self.seed = seed
-        self._clock = clock
+        self.dt = _check_dt(scenario, dt)
+        try:
+            self.follower = ClockFollower.for_step(clock, self.dt)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"scenario {scenario.name!r}: time step {e}") from e
         limits = []
         if max_steps is not None:
-            if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0:
-                raise ValueError(f"max_steps must be an int >= 0, got {max_steps!r}")
-            limits.append((max_steps, f"reached max_steps={max_steps}"))
+            steps = check_count(max_steps, "max_steps")
+            limits.append((steps, f"reached max_steps={steps}"))
         if time_limit is not None:
             limits.append((steps_for(time_limit, self.dt, "time_limit"), f"reached time_limit={time_limit} s"))
         self._limit = min(limits) if limits else None
-        self._max_iterations = max_iterations
-        self._make_simulator = simulator or scenario.simulator
-        self._raise_guards = raise_guard_violations
-        self._trace = trace
+        self.scenario = scenario
+        self._clock = clock
         self._reasons: list[str] = []
         self._attempt = -1
         self._result: SimulationResult | None = None
@@ -380,16 +386,30 @@ class ScenarioRunner:
         )
 
 
+def _dt_source(scenario: Scenario, dt: float | None) -> tuple[object, str]:
+    """The time step given (``scenario.dt`` unless ``dt`` is) and the name it goes by."""
+    return (scenario.dt, f"{type(scenario).__name__}.dt") if dt is None else (dt, "dt")
+
+
 def _check_dt(scenario: Scenario, dt: float | None) -> float:
     """The time step, ``scenario.dt`` unless given: a finite number of seconds > 0."""
-    step = scenario.dt if dt is None else dt
-    where = "dt" if dt is not None else f"{type(scenario).__name__}.dt"
-    if isinstance(step, bool) or not isinstance(step, (int, float)):
-        raise TypeError(f"scenario {scenario.name!r}: {where} must be a number of seconds, got {step!r}")
-    if not (math.isfinite(step) and step > 0):
-        raise ValueError(f"scenario {scenario.name!r}: {where} must be a finite number of seconds > 0, "
-                         f"got {step!r}")
-    return step
+    step, where = _dt_source(scenario, dt)
+    try:
+        return check_step(step, where)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"scenario {scenario.name!r}: {e}") from None
+
+
+def _own_clock_config(scenario: Scenario, dt: float | None) -> ClockConfig:
+    """simulate()'s clock: its quantum is the time step, so errors name the time step."""
+    step = _check_dt(scenario, dt)
+    try:
+        return ClockConfig(fixed_dt=step)
+    except ValueError as e:
+        given, where = _dt_source(scenario, dt)
+        raise ValueError(f"scenario {scenario.name!r}: {where} must be at least the smallest quantum a clock "
+                         f"can have, got {given!r}; simulate() runs on a clock whose quantum is the time "
+                         f"step") from e
 
 
 def _name(fn: Any) -> str:
@@ -430,14 +450,15 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None, tim
 
     Raises
     ------
+    TypeError, ValueError
+        For a bad argument, as :class:`ScenarioRunner`; ``dt`` must also be a quantum a clock
+        can have.
     TooManyRejections
         If every one of ``max_iterations`` attempts was rejected.
     """
-    if not isinstance(scenario, Scenario):
-        raise TypeError(f"scenario must be a Scenario instance, got {scenario!r}")
-    step = _check_dt(scenario, dt)      # before the clock, whose error would name neither
-    clock = WorldClock(ClockConfig(fixed_dt=step))
-    runner = ScenarioRunner(scenario, clock, step, seed=seed, max_steps=max_steps, time_limit=time_limit,
+    check_instance(scenario, Scenario, "scenario")
+    clock = WorldClock(_own_clock_config(scenario, dt))
+    runner = ScenarioRunner(scenario, clock, dt, seed=seed, max_steps=max_steps, time_limit=time_limit,
                             max_iterations=max_iterations, simulator=simulator,
                             raise_guard_violations=raise_guard_violations, trace=trace)
     while runner.result is None:
