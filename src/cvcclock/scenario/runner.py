@@ -19,6 +19,12 @@ are what ``trace`` receives):
 
 10. When the run ends (``end``): the ``require_eventually`` conditions of the scenarios
 still running are checked, then every ``record_final`` is saved.
+
+An exception other than a rejection that escapes a time step (from a behavior, monitor,
+compose block, predicate, record, ``trace`` or simulator method, or a resampled attempt's
+setup) fails the run: that pump re-raises it, the interrupted step is never run again, and
+every later pump, and ``result``, raises :class:`~cvcclock.scenario.ScenarioFailed`
+chained to it.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from cvcclock.scenario.errors import (
     BehaviorError,
     GuardViolation,
     RejectSimulation,
+    ScenarioFailed,
     Terminate,
     TooManyRejections,
 )
@@ -155,17 +162,30 @@ class ScenarioRunner:
         self._reasons: list[str] = []
         self._attempt = -1
         self._result: SimulationResult | None = None
+        self._failure: ScenarioFailed | None = None
         self.simulation: Simulation = self._start_attempt()
 
     @property
     def result(self) -> SimulationResult | None:
-        """The result once the run has ended, else None."""
+        """The result once the run has ended, else None.
+
+        Raises
+        ------
+        ScenarioFailed
+            If the run failed (see :meth:`pump`).
+        """
+        self._refuse_if_failed()
         return self._result
 
     @property
     def done(self) -> bool:
-        """Whether the run has ended."""
-        return self._result is not None
+        """Whether the run has ended, with a result or by failing."""
+        return self._result is not None or self._failure is not None
+
+    @property
+    def error(self) -> BaseException | None:
+        """The exception that failed the run, or None."""
+        return None if self._failure is None else self._failure.error
 
     def pump(self) -> int:
         """Run the time steps that fell due on the clock since the last pump.
@@ -177,15 +197,35 @@ class ScenarioRunner:
 
         Raises
         ------
-        BehaviorError, ActionRejected, TooManyRejections, GuardViolation
-            Bad input, or no attempt accepted; the runner cannot continue after one.
+        BaseException
+            Whatever escaped a time step (bad input such as :class:`BehaviorError` or
+            :class:`ActionRejected`, :class:`TooManyRejections`, a :class:`GuardViolation`
+            with ``raise_guard_violations``, or any exception from user code). It fails the
+            run: the steps still due in this pump are not run, and the interrupted step is
+            never run again.
+        ScenarioFailed
+            If the run failed in an earlier pump; chained to the exception that failed it.
         """
+        self._refuse_if_failed()
         due = self.follower.take(self._clock)
         ran = 0
         while ran < due and self._result is None:
-            self._advance()
+            step = self.simulation.step
+            try:
+                self._advance()
+            except BaseException as e:   # a half-run step cannot be resumed or redone
+                self._failure = ScenarioFailed(
+                    f"the run of scenario {self.scenario.name!r} failed at step {step}: {_summary(e)}; "
+                    f"a failed run cannot continue (the error is this one's __cause__)", e, step)
+                raise
             ran += 1
         return ran
+
+    def _refuse_if_failed(self) -> None:
+        failure = self._failure
+        if failure is not None:
+            # A fresh exception each time, so tracebacks do not pile up on one object.
+            raise ScenarioFailed(str(failure), failure.error, failure.step) from failure.error
 
     # -- attempts ----------------------------------------------------------------------
 
@@ -412,6 +452,15 @@ def _own_clock_config(scenario: Scenario, dt: float | None) -> ClockConfig:
                          f"step") from e
 
 
+def _summary(error: BaseException) -> str:
+    """``Type: message``, or ``Type`` alone; never an error of its own."""
+    try:
+        text = str(error)
+    except Exception:       # a broken __str__ must not hide the failure it describes
+        text = "<unprintable>"
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
 def _name(fn: Any) -> str:
     return repr(getattr(fn, "__name__", fn))
 
@@ -455,6 +504,8 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None, tim
         can have.
     TooManyRejections
         If every one of ``max_iterations`` attempts was rejected.
+    BaseException
+        Whatever escaped a time step; the run stops there (see :meth:`ScenarioRunner.pump`).
     """
     check_instance(scenario, Scenario, "scenario")
     clock = WorldClock(_own_clock_config(scenario, dt))
