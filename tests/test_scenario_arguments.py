@@ -303,16 +303,18 @@ def test_a_bad_value_is_refused(call, error, message):
 
 def test_good_values_are_taken():
     assert _result(seed=np.int64(2), rejections=np.int64(0), dt=np.float64(0.1)).seed == 2
-    assert Vehicle(x=np.int64(1), y=-3, heading=np.float64(-1.0)).x == 1
+    spec = Vehicle(x=np.int64(1), y=-3, heading=np.float64(-1.0), max_accel=np.float32(4.0))
+    assert (spec.x, spec.y, spec.heading) == (1.0, -3.0, -1.0)
+    assert all(type(getattr(spec, field)) is float for field in ("x", "y", "heading", "max_accel"))
     assert Throttle(np.float64(-1.0)) == Throttle(-1.0) and Steer(1) == Steer(1.0)
 
     class Spec(Solo):
         def setup(self, s):
-            s.add_agent("car", Vehicle(x=np.int64(1), speed=np.float32(2.0)), drive)
+            s.add_agent("car", Vehicle(x=np.int64(1), speed=np.float32(2.0), max_accel=np.int64(4)), drive)
 
-    first = simulate(Spec(), seed=0, max_steps=2).trajectory[0]["car"]
-    assert first == {"x": 1.0, "y": 0.0, "heading": 0.0, "speed": 2.0}
-    assert all(type(v) is float for v in first.values())
+    trajectory = simulate(Spec(), seed=0, max_steps=2).trajectory
+    assert trajectory[0]["car"] == {"x": 1.0, "y": 0.0, "heading": 0.0, "speed": 2.0}
+    assert all(type(v) is float for state in trajectory for v in state["car"].values())
 
 
 SIMULATOR_CALLS = [

@@ -60,6 +60,10 @@ class Simulator(Protocol):
         ...
 
 
+_SIGNED = frozenset(("x", "y", "heading"))
+"""The Vehicle fields that may be negative."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Vehicle:
     """The spec of a point-mass vehicle for :class:`PointMassSimulator`.
@@ -97,15 +101,12 @@ class Vehicle:
     max_yaw_rate: float = 0.5
 
     def __post_init__(self) -> None:
+        # Stored as plain floats, whatever real type was given (numpy's included).
         for field in dataclasses.fields(self):
             value, name = getattr(self, field.name), f"Vehicle.{field.name}"
-            if field.name in _SIGNED:
-                check_real(value, name)
-            else:
-                check_seconds(value, name)      # the core's rule for a finite real >= 0
-
-
-_SIGNED = frozenset(("x", "y", "heading"))
+            # check_seconds is the core's rule for a finite real >= 0, seconds or not.
+            checked = check_real(value, name) if field.name in _SIGNED else check_seconds(value, name)
+            object.__setattr__(self, field.name, checked)
 
 
 def _check_unit(action: Throttle | Steer) -> None:
@@ -155,9 +156,7 @@ class _Body:
 
     def __init__(self, spec: Vehicle) -> None:
         self.spec = spec
-        # Plain floats, whatever real type the spec holds (numpy's included).
-        self.x, self.y = float(spec.x), float(spec.y)
-        self.heading, self.speed = float(spec.heading), float(spec.speed)
+        self.x, self.y, self.heading, self.speed = spec.x, spec.y, spec.heading, spec.speed
         self.throttle = self.steer = 0.0
 
 
