@@ -33,7 +33,8 @@ def cvcclock_imports(path):
 
 
 def test_the_scan_sees_every_module():
-    assert {p.name for p in SOURCES} >= {"runner.py", "simulation.py", "simulator.py", "scenarios.py"}
+    assert {p.name for p in SOURCES} >= {"runner.py", "simulation.py", "simulator.py",
+                                         "scenarios.py"}
     assert any(cvcclock_imports(p) for p in SOURCES)        # it does find the public imports
 
 
@@ -50,7 +51,8 @@ def test_scenario_imports_only_the_public_api(path):
 def test_the_check_catches_private_imports(tmp_path):
     bad = tmp_path / "bad.py"
     for source in ("from cvcclock._core import WorldClock", "import cvcclock._core",
-                   "from cvcclock import _core", "from .. import _core", "from ..loop import FrameLoop"):
+                   "from cvcclock import _core", "from .. import _core",
+                   "from ..loop import FrameLoop"):
         bad.write_text(source + "\n")
         imports = cvcclock_imports(bad)
         assert imports and any(m not in PUBLIC or any(n.startswith("_") for n in names)

@@ -91,8 +91,8 @@ class _Guards:
 
 # Running guarded generators -> (guards, args, kwargs). Weak, so a finished behavior goes
 # away with its generator; generators cannot carry attributes of their own.
-_RUNNING: weakref.WeakKeyDictionary[Generator[Any, None, Any], tuple[_Guards, tuple[Any, ...], dict[str, Any]]]
-_RUNNING = weakref.WeakKeyDictionary()
+_Entry = tuple[_Guards, tuple[Any, ...], dict[str, Any]]
+_RUNNING: weakref.WeakKeyDictionary[Generator[Any, None, Any], _Entry] = weakref.WeakKeyDictionary()
 
 
 def _check(guards: _Guards, kind: str, preds: list[Callable[..., object]], args: tuple[Any, ...],
@@ -107,7 +107,8 @@ def _guarded(fn: F) -> F:
     if guards is not None:
         return fn
     if not inspect.isgeneratorfunction(fn):
-        raise TypeError(f"@precondition/@invariant decorate a behavior (a generator function), got {fn!r}")
+        raise TypeError(
+            f"@precondition/@invariant decorate a behavior (a generator function), got {fn!r}")
     guards = _Guards(fn.__name__)
 
     @functools.wraps(fn)

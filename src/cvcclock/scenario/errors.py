@@ -37,7 +37,7 @@ class Terminate(Exception):
 
 
 class BehaviorError(TypeError):
-    """A behavior, monitor or compose block yielded something other than ``take(...)``/``wait()``."""
+    """A behavior, monitor or compose block yielded neither ``take(...)`` nor ``wait()``."""
 
 
 class ActionRejected(ValueError):

@@ -40,7 +40,8 @@ def require(condition: object, message: str | None = None) -> None:
     if not condition:
         if message is None:
             caller = sys._getframe(1)
-            message = f"require failed at {os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
+            where = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
+            message = f"require failed at {where}"
         raise RejectSimulation(message)
 
 

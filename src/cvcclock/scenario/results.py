@@ -92,8 +92,8 @@ class SimulationResult:
         check_count(self.rejections, "rejections")
         check_step(self.dt, "dt")
         if self.rejections != len(self.rejection_reasons):
-            raise ValueError(f"rejections must be len(rejection_reasons) = {len(self.rejection_reasons)}, "
-                             f"got {self.rejections!r}")
+            raise ValueError(f"rejections must be len(rejection_reasons) = "
+                             f"{len(self.rejection_reasons)}, got {self.rejections!r}")
 
     @property
     def steps(self) -> int:
@@ -102,6 +102,7 @@ class SimulationResult:
 
 
 _FIELD_TYPES: dict[str, type] = {
-    "trajectory": tuple, "actions": tuple, "records": dict, "records_initial": dict, "records_final": dict,
-    "termination_type": TerminationType, "termination_reason": str, "rejection_reasons": tuple,
+    "trajectory": tuple, "actions": tuple, "records": dict, "records_initial": dict,
+    "records_final": dict, "termination_type": TerminationType, "termination_reason": str,
+    "rejection_reasons": tuple,
 }

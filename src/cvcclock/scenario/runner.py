@@ -131,10 +131,10 @@ class ScenarioRunner:
     Any error is raised before the first attempt is set up, and leaves the clock as it was.
     """
 
-    def __init__(self, scenario: Scenario, clock: WorldClock, dt: float | None = None, *, seed: int,
-                 max_steps: int | None = None, time_limit: float | None = None, max_iterations: int = 100,
-                 simulator: Callable[[], Simulator] | None = None, raise_guard_violations: bool = False,
-                 trace: Trace | None = None) -> None:
+    def __init__(self, scenario: Scenario, clock: WorldClock, dt: float | None = None, *,
+                 seed: int, max_steps: int | None = None, time_limit: float | None = None,
+                 max_iterations: int = 100, simulator: Callable[[], Simulator] | None = None,
+                 raise_guard_violations: bool = False, trace: Trace | None = None) -> None:
         check_instance(scenario, Scenario, "scenario")
         check_instance(clock, WorldClock, "clock")
         self.seed = check_seed(seed)
@@ -155,7 +155,8 @@ class ScenarioRunner:
             steps = check_count(max_steps, "max_steps")
             limits.append((steps, f"reached max_steps={steps}"))
         if time_limit is not None:
-            limits.append((steps_for(time_limit, self.dt, "time_limit"), f"reached time_limit={time_limit} s"))
+            steps = steps_for(time_limit, self.dt, "time_limit")
+            limits.append((steps, f"reached time_limit={time_limit} s"))
         self._limit = min(limits) if limits else None
         self.scenario = scenario
         self._clock = clock
@@ -215,8 +216,9 @@ class ScenarioRunner:
                 self._advance()
             except BaseException as e:   # a half-run step cannot be resumed or redone
                 self._failure = ScenarioFailed(
-                    f"the run of scenario {self.scenario.name!r} failed at step {step}: {_summary(e)}; "
-                    f"a failed run cannot continue (the error is this one's __cause__)", e, step)
+                    f"the run of scenario {self.scenario.name!r} failed at step {step}: "
+                    f"{_summary(e)}; a failed run cannot continue (the error is this one's "
+                    f"__cause__)", e, step)
                 raise
             ran += 1
         return ran
@@ -234,8 +236,8 @@ class ScenarioRunner:
             self._attempt += 1
             if self._attempt >= self._max_iterations:
                 raise TooManyRejections(
-                    f"all {self._max_iterations} attempts of scenario {self.scenario.name!r} were rejected; "
-                    f"the last: {self._reasons[-1]}", tuple(self._reasons))
+                    f"all {self._max_iterations} attempts of scenario {self.scenario.name!r} "
+                    f"were rejected; the last: {self._reasons[-1]}", tuple(self._reasons))
             sim = Simulation(self._make_simulator(), derive_seed(self.seed, self._attempt), self.dt)
             top = Scope(self.scenario, sim)
             sim._scopes.append(top)
@@ -245,8 +247,9 @@ class ScenarioRunner:
                 self._rejected(e, f"setup of scenario {self.scenario.name!r}: ")
                 continue
             except Terminate as t:
-                raise RuntimeError(f"setup of scenario {self.scenario.name!r}: terminate() was called outside "
-                                   f"a behavior, a monitor or a compose block") from t
+                raise RuntimeError(f"setup of scenario {self.scenario.name!r}: terminate() was "
+                                   f"called outside a behavior, a monitor or a compose "
+                                   f"block") from t
             self.simulation = sim
             return sim
 
@@ -266,8 +269,8 @@ class ScenarioRunner:
             self._rejected(e, f"step {sim.step}, ")
             self._start_attempt()
         except Terminate as t:
-            raise RuntimeError(f"step {sim.step}: terminate() was called outside a behavior, a monitor "
-                               f"or a compose block") from t
+            raise RuntimeError(f"step {sim.step}: terminate() was called outside a behavior, a "
+                               f"monitor or a compose block") from t
 
     # -- one time step ------------------------------------------------------------------
 
@@ -291,7 +294,7 @@ class ScenarioRunner:
         if n == 0:
             for name, fn in sim._records_initial.items():
                 sim._records_initial_values[name] = fn()
-        for name, (fn, values) in sim._records.items():
+        for fn, values in sim._records.values():
             values.append((n, fn()))
         # 3. monitors
         if trace:
@@ -305,7 +308,8 @@ class ScenarioRunner:
         if ended is None:
             for desc, pred in sim._end_conditions:
                 if pred():
-                    ended = (TerminationType.TERMINATION_CONDITION, f"terminate_simulation_when {desc} held")
+                    ended = (TerminationType.TERMINATION_CONDITION,
+                             f"terminate_simulation_when {desc} held")
                     break
         if ended is None and self._limit is not None and n >= self._limit[0]:
             ended = (TerminationType.TIME_LIMIT, self._limit[1])
@@ -339,7 +343,8 @@ class ScenarioRunner:
             e.args = (f"behavior of agent {agent.name!r}: {e}",)  # type: ignore[union-attr]
             raise
         except Terminate as t:
-            return (TerminationType.BEHAVIOR, f"agent {agent.name!r} terminated the simulation"  # type: ignore[union-attr]
+            who = agent.name  # type: ignore[union-attr]
+            return (TerminationType.BEHAVIOR, f"agent {who!r} terminated the simulation"
                     + (f": {t.reason}" if t.reason else ""))
         sim._actions.append(step_actions)
         # 6. actions
@@ -354,8 +359,8 @@ class ScenarioRunner:
                     raise           # the simulator rejects the attempt, deliberately
                 except Exception as e:
                     why = str(e) if isinstance(e, InvalidAction) else f"{type(e).__name__}: {e}"
-                    raise ActionRejected(
-                        f"the simulator rejected action {action!r} of agent {agent.name!r} at step {n}: {why}") from e
+                    raise ActionRejected(f"the simulator rejected action {action!r} of agent "
+                                         f"{agent.name!r} at step {n}: {why}") from e
         # 7. simulator step
         if trace:
             trace(n, "simulator_step", None)
@@ -372,7 +377,8 @@ class ScenarioRunner:
         sim.step = n + 1
         return None
 
-    def _run_monitors(self, sim: Simulation, n: int, trace: Trace | None) -> tuple[TerminationType, str] | None:
+    def _run_monitors(self, sim: Simulation, n: int,
+                      trace: Trace | None) -> tuple[TerminationType, str] | None:
         ended = None
         for m in sim._monitors:
             if m.gen is _END:
@@ -384,8 +390,8 @@ class ScenarioRunner:
                     m.gen = m.fn(sim, *m.args)
                     if not hasattr(m.gen, "__next__"):
                         raise BehaviorError(
-                            f"monitor {m.name!r} returned {m.gen!r} at step {n}, not a generator; a monitor "
-                            f"is a generator function (it must yield)")
+                            f"monitor {m.name!r} returned {m.gen!r} at step {n}, not a generator; "
+                            f"a monitor is a generator function (it must yield)")
                 item = next(m.gen, _END)
             except RejectSimulation as e:
                 e.args = (f"monitor {m.name!r}: {e}",)
@@ -393,13 +399,15 @@ class ScenarioRunner:
             except Terminate as t:
                 m.gen = _END
                 if ended is None:    # the first to terminate names the reason; the rest still run
-                    ended = (TerminationType.MONITOR, f"monitor {m.name!r} terminated the simulation"
+                    ended = (TerminationType.MONITOR,
+                             f"monitor {m.name!r} terminated the simulation"
                              + (f": {t.reason}" if t.reason else ""))
                 continue
             if item is _END:
                 m.gen = _END
             elif item is not WAIT and not (type(item) is Take and not item.actions):
-                raise BehaviorError(f"monitor {m.name!r} yielded {item!r} at step {n}; monitors yield wait()")
+                raise BehaviorError(
+                    f"monitor {m.name!r} yielded {item!r} at step {n}; monitors yield wait()")
         return ended
 
     def _finish(self, sim: Simulation, kind: TerminationType, reason: str) -> None:
@@ -447,9 +455,9 @@ def _own_clock_config(scenario: Scenario, dt: float | None) -> ClockConfig:
         return ClockConfig(fixed_dt=step)
     except ValueError as e:
         given, where = _dt_source(scenario, dt)
-        raise ValueError(f"scenario {scenario.name!r}: {where} must be at least the smallest quantum a clock "
-                         f"can have, got {given!r}; simulate() runs on a clock whose quantum is the time "
-                         f"step") from e
+        raise ValueError(f"scenario {scenario.name!r}: {where} must be at least the smallest "
+                         f"quantum a clock can have, got {given!r}; simulate() runs on a clock "
+                         f"whose quantum is the time step") from e
 
 
 def _summary(error: BaseException) -> str:
@@ -470,22 +478,24 @@ def _odd_item(agent: Agent, item: Any, n: int) -> Take:
     if item is _END:
         agent._gen = itertools.repeat(WAIT)
         return WAIT
-    raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} yielded {item!r} at "
-                        f"step {n}; a behavior yields take(*actions) or wait()")
+    raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} yielded "
+                        f"{item!r} at step {n}; a behavior yields take(*actions) or wait()")
 
 
 def _start_behavior(agent: Agent, n: int) -> Any:
     """Call the agent's behavior (which checks its guards) and check it made a generator."""
     gen = agent.behavior(agent, *agent.args)  # type: ignore[misc]
     if not hasattr(gen, "__next__"):
-        raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} returned {gen!r} "
-                            f"at step {n}, not a generator; a behavior is a generator function (it must yield)")
+        raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} "
+                            f"returned {gen!r} at step {n}, not a generator; a behavior is a "
+                            f"generator function (it must yield)")
     return gen
 
 
-def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None, time_limit: float | None = None,
-             max_iterations: int = 100, dt: float | None = None, simulator: Callable[[], Simulator] | None = None,
-             raise_guard_violations: bool = False, trace: Trace | None = None) -> SimulationResult:
+def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,
+             time_limit: float | None = None, max_iterations: int = 100, dt: float | None = None,
+             simulator: Callable[[], Simulator] | None = None, raise_guard_violations: bool = False,
+             trace: Trace | None = None) -> SimulationResult:
     """Run a scenario to the end in a batch, on a clock of its own.
 
     The clock's quantum is the time step and is advanced with ``advance_ticks``; the result
@@ -509,9 +519,10 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None, tim
     """
     check_instance(scenario, Scenario, "scenario")
     clock = WorldClock(_own_clock_config(scenario, dt))
-    runner = ScenarioRunner(scenario, clock, dt, seed=seed, max_steps=max_steps, time_limit=time_limit,
-                            max_iterations=max_iterations, simulator=simulator,
-                            raise_guard_violations=raise_guard_violations, trace=trace)
+    runner = ScenarioRunner(scenario, clock, dt, seed=seed, max_steps=max_steps,
+                            time_limit=time_limit, max_iterations=max_iterations,
+                            simulator=simulator, raise_guard_violations=raise_guard_violations,
+                            trace=trace)
     while runner.result is None:
         clock.advance_ticks(runner.follower.period)
         runner.pump()

@@ -112,7 +112,8 @@ class Scope:
 
     # -- the simulation: agents, monitors, records ---------------------------------------
 
-    def add_agent(self, name: str, spec: Any, behavior: Callable[..., Generator[Any, None, Any]] | None = None,
+    def add_agent(self, name: str, spec: Any,
+                  behavior: Callable[..., Generator[Any, None, Any]] | None = None,
                   *args: Any) -> Agent:
         """Create an object in the simulator; with a behavior, an agent.
 
@@ -129,7 +130,8 @@ class Scope:
         """
         return self.sim._add_agent(name, spec, behavior, args)
 
-    def monitor(self, fn: Callable[..., Generator[Any, None, Any]], *args: Any, name: str | None = None) -> None:
+    def monitor(self, fn: Callable[..., Generator[Any, None, Any]], *args: Any,
+                name: str | None = None) -> None:
         """Run the generator function ``fn(sim, *args)`` once per time step; it yields ``wait()``.
 
         Monitors run in registration order, for the rest of the simulation. ``name`` (by
@@ -259,25 +261,28 @@ class Scope:
             if gen is None:
                 gen = self._compose = self.scenario.compose(self)  # type: ignore[misc]
                 if not isinstance(gen, Generator):
-                    raise BehaviorError(f"compose of scenario {name!r} returned {gen!r} at step {n}, not a "
-                                        f"generator; compose must be a generator method (it must yield)")
+                    raise BehaviorError(f"compose of scenario {name!r} returned {gen!r} at step "
+                                        f"{n}, not a generator; compose must be a generator "
+                                        f"method (it must yield)")
             item = next(gen)
         except StopIteration:
             return f"compose of scenario {name!r} finished"
         except Terminate as t:
-            return f"compose of scenario {name!r} terminated it" + (f": {t.reason}" if t.reason else "")
+            return (f"compose of scenario {name!r} terminated it"
+                    + (f": {t.reason}" if t.reason else ""))
         except RejectSimulation as e:
             e.args = (f"compose of scenario {name!r}: {e}",)
             raise
         if item is not WAIT and not (type(item) is Take and not item.actions):
-            raise BehaviorError(
-                f"compose of scenario {name!r} yielded {item!r} at step {n}; compose blocks yield wait()")
+            raise BehaviorError(f"compose of scenario {name!r} yielded {item!r} at step {n}; "
+                                f"compose blocks yield wait()")
         return None
 
     def _check_eventually(self) -> None:
-        for (desc, _), ok in zip(self._eventually, self._satisfied):
+        for (desc, _), ok in zip(self._eventually, self._satisfied, strict=True):
             if not ok:
-                raise RejectSimulation(f"require_eventually {desc} of scenario {self.name!r} never held")
+                raise RejectSimulation(
+                    f"require_eventually {desc} of scenario {self.name!r} never held")
 
     def _stop(self, reason: str) -> None:
         """Step 1f: check the eventually requirements, stop the sub-scenarios, flag the top."""

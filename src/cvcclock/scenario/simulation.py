@@ -63,7 +63,8 @@ class Agent:
     __slots__ = ("name", "handle", "props", "sim", "behavior", "args", "_gen")
 
     def __init__(self, name: str, handle: Any, props: Mapping[str, Any], sim: Simulation,
-                 behavior: Callable[..., Generator[Any, None, Any]] | None, args: tuple[Any, ...]) -> None:
+                 behavior: Callable[..., Generator[Any, None, Any]] | None,
+                 args: tuple[Any, ...]) -> None:
         self.name = check_str(name, "name")
         self.handle = handle
         self.props = check_instance(props, Mapping, "props")  # type: ignore[type-abstract]
@@ -83,8 +84,8 @@ class Agent:
         try:
             return self.props[key]
         except KeyError:
-            raise AttributeError(
-                f"agent {self.name!r} has no property {key!r}; it has {sorted(self.props)}") from None
+            raise AttributeError(f"agent {self.name!r} has no property {key!r}; it has "
+                                 f"{sorted(self.props)}") from None
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, {dict(self.props)!r})"
@@ -95,7 +96,8 @@ class Monitor:
 
     __slots__ = ("name", "fn", "args", "gen")
 
-    def __init__(self, fn: Callable[..., Generator[Any, None, Any]], args: tuple[Any, ...], name: str) -> None:
+    def __init__(self, fn: Callable[..., Generator[Any, None, Any]], args: tuple[Any, ...],
+                 name: str) -> None:
         self.name = name
         self.fn = fn
         self.args = args
@@ -131,7 +133,8 @@ class Simulation:
     """
 
     def __init__(self, simulator: Simulator, seed: int, dt: float) -> None:
-        self.simulator = check_instance(simulator, Simulator, "simulator")  # type: ignore[type-abstract]
+        self.simulator = check_instance(
+            simulator, Simulator, "simulator")  # type: ignore[type-abstract]
         self.seed = seed = check_seed(seed)
         # Not Random(seed): it seeds from abs(seed), so seed and -seed would share a stream.
         self.rng = random.Random(int.from_bytes(hashlib.sha256(str(seed).encode()).digest(), "big"))

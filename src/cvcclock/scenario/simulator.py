@@ -105,7 +105,8 @@ class Vehicle:
         for field in dataclasses.fields(self):
             value, name = getattr(self, field.name), f"Vehicle.{field.name}"
             # check_seconds is the core's rule for a finite real >= 0, seconds or not.
-            checked = check_real(value, name) if field.name in _SIGNED else check_seconds(value, name)
+            signed = field.name in _SIGNED
+            checked = check_real(value, name) if signed else check_seconds(value, name)
             object.__setattr__(self, field.name, checked)
 
 
@@ -135,7 +136,7 @@ class Throttle:
 
 @dataclasses.dataclass(frozen=True)
 class Steer:
-    """Set the steering, held until changed: ``value`` in [-1, 1] of the max yaw rate; > 0 turns left.
+    """Set the steering, held until changed: ``value`` in [-1, 1] of the max yaw rate; > 0 is left.
 
     Raises
     ------
@@ -175,13 +176,14 @@ class PointMassSimulator:
         """Add a vehicle; ``spec`` must be a :class:`Vehicle` (TypeError otherwise)."""
         check_str(name, "name")
         if not isinstance(spec, Vehicle):
-            raise TypeError(f"spec must be a Vehicle (what PointMassSimulator makes), got {spec!r} for {name!r}")
+            raise TypeError(f"spec must be a Vehicle (what PointMassSimulator makes), got "
+                            f"{spec!r} for {name!r}")
         body = _Body(spec)
         self._bodies.append(body)
         return body
 
     def apply_action(self, handle: _Body, action: Any) -> None:
-        """Execute a :class:`Throttle` or :class:`Steer`; anything else is an :class:`InvalidAction`.
+        """Execute a :class:`Throttle` or :class:`Steer`; anything else is :class:`InvalidAction`.
 
         ``handle`` must be one :meth:`create_object` returned (TypeError otherwise).
         """
@@ -192,7 +194,8 @@ class PointMassSimulator:
         elif kind is Steer:
             handle.steer = float(action.value)
         else:
-            raise InvalidAction(f"PointMassSimulator executes Throttle and Steer actions, not {action!r}")
+            raise InvalidAction(
+                f"PointMassSimulator executes Throttle and Steer actions, not {action!r}")
 
     def step(self, dt: float) -> None:
         """Advance every vehicle by ``dt`` seconds, a finite real >= 0."""
@@ -213,4 +216,5 @@ class PointMassSimulator:
 
 def _check_handle(handle: object) -> None:
     if type(handle) is not _Body:
-        raise TypeError(f"handle must be what PointMassSimulator.create_object returned, got {handle!r}")
+        raise TypeError(
+            f"handle must be what PointMassSimulator.create_object returned, got {handle!r}")
