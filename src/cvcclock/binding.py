@@ -425,7 +425,7 @@ class WorldClockBinding:
                 return []
         except Exception:  # noqa: BLE001, S110 - the per-lane test below decides
             pass
-        return [(i, value) for i, (value, last) in enumerate(zip(values, seen))
+        return [(i, value) for i, (value, last) in enumerate(zip(values, seen, strict=True))
                 if value is not last]
 
     def _apply_controls(self, changed: list[tuple[int, Any]]) -> list[tuple[str, object]]:
@@ -498,7 +498,8 @@ class WorldClockBinding:
         """
         tree = self._tree
         writes: Iterable[tuple[str, object]] = zip(self._telemetry_keys,
-                                                   self._telemetry_values(self._clock))
+                                                   self._telemetry_values(self._clock),
+                                                   strict=True)
         if seeds:
             writes = chain(seeds, writes)
         failures: list[tuple[str, Exception]] = []
