@@ -63,7 +63,8 @@ BAD_CALLS = [
 
 @pytest.mark.parametrize("method, args, error, name, value", BAD_CALLS,
                          ids=[f"{c[0]}{c[1]!r}" for c in BAD_CALLS])
-def test_bad_calls_name_argument_and_value_and_change_nothing(clock, method, args, error, name, value):
+def test_bad_calls_name_argument_and_value_and_change_nothing(clock, method, args, error, name,
+                                                              value):
     before = observable(clock)
     with pytest.raises(error) as info:
         getattr(clock, method)(*args)
@@ -110,8 +111,9 @@ def test_unknown_mode_lists_the_known_names(clock):
 
 @pytest.mark.parametrize(
     "field, value, error",
-    [("fixed_dt", 1e-7, ValueError), ("fixed_dt", 0.0, ValueError), ("fixed_dt", math.inf, ValueError),
-     ("fixed_dt", math.nan, ValueError), ("fixed_dt", "0.01", TypeError),
+    [("fixed_dt", 1e-7, ValueError), ("fixed_dt", 0.0, ValueError),
+     ("fixed_dt", math.inf, ValueError), ("fixed_dt", math.nan, ValueError),
+     ("fixed_dt", "0.01", TypeError),
      ("scale", -0.5, ValueError), ("scale", math.nan, ValueError),
      ("max_steps_per_advance", 0, ValueError), ("max_steps_per_advance", 2.5, TypeError),
      ("lockstep_steps", -3, ValueError), ("lockstep_steps", None, TypeError),
@@ -134,7 +136,8 @@ def test_config_is_immutable_and_keyword_only_after_fixed_dt():
         cfg.replace(speed=2.0)
 
 
-@pytest.mark.parametrize("k, start, error", [(0, 0, ValueError), (1.5, 0, TypeError), (2, -1, ValueError)])
+@pytest.mark.parametrize("k, start, error",
+                         [(0, 0, ValueError), (1.5, 0, TypeError), (2, -1, ValueError)])
 def test_bad_follower_arguments(k, start, error):
     with pytest.raises(error):
         ClockFollower(k, start)

@@ -346,3 +346,13 @@ def test_a_clock_weighs_little_until_a_thread_waits_on_it():
         waiter.join(0.01)
     waiter.join(5)
     assert not waiter.is_alive()
+
+
+def test_import_cvcclock_pulls_in_no_asyncio():
+    import subprocess
+    import sys
+
+    code = "import sys, cvcclock; print('asyncio' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip() == "False", out.stderr

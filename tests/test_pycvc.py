@@ -24,7 +24,8 @@ def test_the_seed_python_example_runs_line_by_line():
     # From the seed's "Python (pycvc)" section, with only the import changed.
     app = pycvc.App()
     clock = app.world_clock()
-    clock.set_config(0.01, 1.0, 8, 1, True)       # fixed_dt, scale, max_steps, lockstep_steps, cap_scales_with_rate
+    # fixed_dt, scale, max_steps, lockstep_steps, cap_scales_with_rate
+    clock.set_config(0.01, 1.0, 8, 1, True)
     binding = pycvc.world_clock_binding(app, clock)  # sim.* keys
     nav = pycvc.clock_follower.for_step(clock, 0.06)
     r = binding.drive(1 / 60)

@@ -15,7 +15,16 @@ from pathlib import Path
 import pytest
 
 from cvcclock import ClockConfig, Mode, WorldClock
-from cvcclock.scenario import Scenario, ScenarioRunner, Steer, Throttle, Vehicle, require, simulate, take
+from cvcclock.scenario import (
+    Scenario,
+    ScenarioRunner,
+    Steer,
+    Throttle,
+    Vehicle,
+    require,
+    simulate,
+    take,
+)
 
 FIXED_DT = 0.01
 DT = 0.06                 # 6 quanta per time step
@@ -39,8 +48,10 @@ class Busy(Scenario):
     def setup(self, s):
         cars = [s.add_agent(f"car{i}", Vehicle(y=4.0 * i, speed=s.rng.uniform(0.0, 5.0)), wander)
                 for i in range(3)]
-        s.require_always(lambda: all(abs(c.y - 4.0 * i) < 0.4 for i, c in enumerate(cars)), name="in lane")
-        s.monitor(lambda sim: (require(sim.step < 1000) or take() for _ in iter(int, 1)), name="sane")
+        s.require_always(lambda: all(abs(c.y - 4.0 * i) < 0.4 for i, c in enumerate(cars)),
+                         name="in lane")
+        s.monitor(lambda sim: (require(sim.step < 1000) or take() for _ in iter(int, 1)),
+                  name="sane")
         s.record("lead", lambda: max(c.x for c in cars))
         s.record_final("spread", lambda: max(c.x for c in cars) - min(c.x for c in cars))
 
@@ -99,7 +110,8 @@ def batch():
 
 def test_batch_run_is_a_real_run(batch):
     assert batch.rejections == 2 and batch.steps == MAX_STEPS
-    assert batch.rejection_reasons[0] == "step 28, require_always in lane of scenario 'Busy' violated"
+    assert batch.rejection_reasons[0] == (
+        "step 28, require_always in lane of scenario 'Busy' violated")
     assert all(batch.actions[n]["car0"] for n in range(MAX_STEPS))
 
 
@@ -148,7 +160,8 @@ sys.stdout.write("RESULT:" + pickle.dumps(results).hex() + "\\n")
 def test_same_seed_same_result_in_a_fresh_process(batch):
     env = dict(os.environ, PYTHONHASHSEED="12345")
     code = CHILD.format(tests=os.path.dirname(__file__))
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          check=True)
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT:"))
     busy, readme = pickle.loads(bytes.fromhex(line[len("RESULT:"):]))
     assert busy == batch

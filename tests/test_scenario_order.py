@@ -179,7 +179,8 @@ def run(stop, **kwargs):
 ENDINGS = {
     "time_limit": (TerminationType.TIME_LIMIT, "reached max_steps=3"),
     "scenario": (TerminationType.SCENARIO_COMPLETE, "scenario 'AllPhases' reached its time limit"),
-    "compose_finished": (TerminationType.SCENARIO_COMPLETE, "compose of scenario 'AllPhases' finished"),
+    "compose_finished": (TerminationType.SCENARIO_COMPLETE,
+                         "compose of scenario 'AllPhases' finished"),
     "compose_terminate": (TerminationType.SCENARIO_COMPLETE,
                           "compose of scenario 'AllPhases' terminated it: compose is done"),
     "terminate_when": (TerminationType.SCENARIO_COMPLETE, "terminate_when <lambda>"),
@@ -277,8 +278,8 @@ def test_a_do_sub_scenario_and_a_returning_sub_behavior_in_the_seeds_order():
     result = simulate(WithDo(log), seed=1, trace=trace, max_steps=5)
 
     def parent(n, in_do=False, compose=()):
-        e = [(n, "require_always:WithDo"), (n, "require_eventually:WithDo"), (n, "time_limit:WithDo"),
-             (n, "terminate_when:WithDo")]
+        e = [(n, "require_always:WithDo"), (n, "require_eventually:WithDo"),
+             (n, "time_limit:WithDo"), (n, "terminate_when:WithDo")]
         if not in_do:       # its invariants are not checked while its sub-scenario runs
             e += [(n, "invariants:WithDo"), (n, "parent_invariant")]
         return e + [(n, "compose:WithDo")] + [(n, label) for label in compose]
@@ -288,7 +289,8 @@ def test_a_do_sub_scenario_and_a_returning_sub_behavior_in_the_seeds_order():
              (n, "time_limit:Child")]
         if stop:
             return e + [(n, "stopping:Child")]
-        return e + [(n, "terminate_when:Child"), (n, "invariants:Child"), (n, "child_invariant")]  # no compose
+        # no compose
+        return e + [(n, "terminate_when:Child"), (n, "invariants:Child"), (n, "child_invariant")]
 
     def rest(n, behavior, last=False):
         e = [(n, "records"), (n, "monitors"), (n, "termination_checks")]

@@ -24,6 +24,7 @@ from cvcclock.scenario.errors import (
     BehaviorError,
     GuardViolation,
     RejectSimulation,
+    ScenarioFailed,
     TooManyRejections,
 )
 from cvcclock.scenario.requirements import require, terminate
@@ -50,6 +51,7 @@ __all__ = [
     "PointMassSimulator",
     "RejectSimulation",
     "Scenario",
+    "ScenarioFailed",
     "ScenarioRunner",
     "Scope",
     "Simulation",

@@ -28,6 +28,7 @@ from collections.abc import Callable, Generator
 from types import GeneratorType
 from typing import Any, TypeVar
 
+from cvcclock.scenario._arguments import check_callable, check_instance
 from cvcclock.scenario.errors import GuardViolation
 from cvcclock.scenario.requirements import describe
 
@@ -43,12 +44,17 @@ class Take:
     ----------
     actions : tuple
         The simulator's action objects, executed in order.
+
+    Raises
+    ------
+    TypeError
+        If ``actions`` is not a tuple.
     """
 
     __slots__ = ("actions",)
 
     def __init__(self, actions: tuple[Any, ...]) -> None:
-        self.actions = actions
+        self.actions = check_instance(actions, tuple, "actions")
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Take and other.actions == self.actions
@@ -85,8 +91,8 @@ class _Guards:
 
 # Running guarded generators -> (guards, args, kwargs). Weak, so a finished behavior goes
 # away with its generator; generators cannot carry attributes of their own.
-_RUNNING: weakref.WeakKeyDictionary[Generator[Any, None, Any], tuple[_Guards, tuple[Any, ...], dict[str, Any]]]
-_RUNNING = weakref.WeakKeyDictionary()
+_Entry = tuple[_Guards, tuple[Any, ...], dict[str, Any]]
+_RUNNING: weakref.WeakKeyDictionary[Generator[Any, None, Any], _Entry] = weakref.WeakKeyDictionary()
 
 
 def _check(guards: _Guards, kind: str, preds: list[Callable[..., object]], args: tuple[Any, ...],
@@ -101,7 +107,8 @@ def _guarded(fn: F) -> F:
     if guards is not None:
         return fn
     if not inspect.isgeneratorfunction(fn):
-        raise TypeError(f"@precondition/@invariant decorate a behavior (a generator function), got {fn!r}")
+        raise TypeError(
+            f"@precondition/@invariant decorate a behavior (a generator function), got {fn!r}")
     guards = _Guards(fn.__name__)
 
     @functools.wraps(fn)
@@ -117,8 +124,7 @@ def _guarded(fn: F) -> F:
 
 
 def _guard(kind: str, pred: Callable[..., object]) -> Callable[[F], F]:
-    if not callable(pred):
-        raise TypeError(f"{kind} takes a predicate, got {pred!r}")
+    check_callable(pred, "pred", "a predicate (a callable)")
 
     def decorate(fn: F) -> F:
         start = _guarded(fn)

@@ -7,6 +7,7 @@ __all__ = [
     "BehaviorError",
     "GuardViolation",
     "RejectSimulation",
+    "ScenarioFailed",
     "TooManyRejections",
 ]
 
@@ -36,7 +37,7 @@ class Terminate(Exception):
 
 
 class BehaviorError(TypeError):
-    """A behavior, monitor or compose block yielded something other than ``take(...)``/``wait()``."""
+    """A behavior, monitor or compose block yielded neither ``take(...)`` nor ``wait()``."""
 
 
 class ActionRejected(ValueError):
@@ -55,3 +56,31 @@ class TooManyRejections(RuntimeError):
     def __init__(self, message: str, reasons: tuple[str, ...]) -> None:
         super().__init__(message)
         self.reasons = reasons
+
+    def __reduce__(self) -> tuple[type[TooManyRejections], tuple[str, tuple[str, ...]]]:
+        return type(self), (str(self), self.reasons)
+
+
+class ScenarioFailed(RuntimeError):
+    """The run failed: an exception escaped one of its time steps, so it cannot go on.
+
+    The pump in which user code (a behavior, monitor, compose block, predicate, record,
+    trace or simulator method) raised re-raises that exception unchanged. The step it
+    interrupted is never run again: every later ``pump()``, and reading ``result``, raises
+    this error instead, chained to the original (``__cause__``).
+
+    Attributes
+    ----------
+    error : BaseException
+        The exception that ended the run.
+    step : int
+        The time step it interrupted.
+    """
+
+    def __init__(self, message: str, error: BaseException, step: int) -> None:
+        super().__init__(message)
+        self.error = error
+        self.step = step
+
+    def __reduce__(self) -> tuple[type[ScenarioFailed], tuple[str, BaseException, int]]:
+        return type(self), (str(self), self.error, self.step)

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from cvcclock.scenario._arguments import check_name
 from cvcclock.scenario.errors import RejectSimulation, Terminate
 
 __all__ = ["describe", "require", "terminate"]
@@ -32,11 +33,15 @@ def require(condition: object, message: str | None = None) -> None:
     ------
     RejectSimulation
         If ``condition`` is false; the runner resamples.
+    TypeError
+        If ``message`` is neither a str nor None (whatever ``condition`` is).
     """
+    check_name(message, "message")
     if not condition:
         if message is None:
             caller = sys._getframe(1)
-            message = f"require failed at {os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
+            where = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
+            message = f"require failed at {where}"
         raise RejectSimulation(message)
 
 
@@ -51,14 +56,20 @@ def terminate(reason: str | None = None) -> NoReturn:
     ----------
     reason : str, optional
         Reported in ``SimulationResult.termination_reason``.
+
+    Raises
+    ------
+    TypeError
+        If ``reason`` is neither a str nor None.
     """
-    raise Terminate(reason)
+    raise Terminate(check_name(reason, "reason"))
 
 
 def describe(fn: Callable[..., Any], name: str | None = None) -> str:
     """A stable human name for a predicate: ``name``, or its ``__name__`` and ``file:line``."""
-    if name is not None:
-        return name
+    label = check_name(name)
+    if label is not None:
+        return label
     code = getattr(fn, "__code__", None)
     short = getattr(fn, "__name__", type(fn).__name__)
     if code is None:

@@ -7,6 +7,9 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
+from cvcclock.checks import check_count
+from cvcclock.scenario._arguments import check_instance, check_seed, check_step
+
 __all__ = ["SimulationResult", "TerminationType"]
 
 
@@ -59,6 +62,13 @@ class SimulationResult:
         Why each was rejected, in order.
     dt : float
         The time step in seconds.
+
+    Raises
+    ------
+    TypeError
+        If a field is not of the type above.
+    ValueError
+        If ``rejections`` is negative or not the number of reasons, or ``dt`` is not > 0.
     """
 
     trajectory: tuple[dict[str, Mapping[str, Any]], ...]
@@ -74,7 +84,25 @@ class SimulationResult:
     rejection_reasons: tuple[str, ...]
     dt: float
 
+    def __post_init__(self) -> None:
+        for name, kind in _FIELD_TYPES.items():
+            check_instance(getattr(self, name), kind, name)
+        check_seed(self.seed, "seed")
+        check_seed(self.run_seed, "run_seed")
+        check_count(self.rejections, "rejections")
+        check_step(self.dt, "dt")
+        if self.rejections != len(self.rejection_reasons):
+            raise ValueError(f"rejections must be len(rejection_reasons) = "
+                             f"{len(self.rejection_reasons)}, got {self.rejections!r}")
+
     @property
     def steps(self) -> int:
         """The time steps whose behaviors ran: ``len(actions)``."""
         return len(self.actions)
+
+
+_FIELD_TYPES: dict[str, type] = {
+    "trajectory": tuple, "actions": tuple, "records": dict, "records_initial": dict,
+    "records_final": dict, "termination_type": TerminationType, "termination_reason": str,
+    "rejection_reasons": tuple,
+}

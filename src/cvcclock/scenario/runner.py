@@ -19,23 +19,36 @@ are what ``trace`` receives):
 
 10. When the run ends (``end``): the ``require_eventually`` conditions of the scenarios
 still running are checked, then every ``record_final`` is saved.
+
+An exception other than a rejection that escapes a time step (from a behavior, monitor,
+compose block, predicate, record, ``trace`` or simulator method, or a resampled attempt's
+setup) fails the run: that pump re-raises it, the interrupted step is never run again, and
+every later pump, and ``result``, raises :class:`~cvcclock.scenario.ScenarioFailed`
+chained to it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import math
 from collections.abc import Callable
 from typing import Any
 
-from cvcclock._core import ClockConfig, ClockFollower, WorldClock
+from cvcclock import ClockConfig, ClockFollower, WorldClock
+from cvcclock.checks import check_bool, check_count
+from cvcclock.scenario._arguments import (
+    check_instance,
+    check_optional_callable,
+    check_seed,
+    check_step,
+)
 from cvcclock.scenario.behaviors import WAIT, Chain, Take, check_invariants, guards_running, resume
 from cvcclock.scenario.errors import (
     ActionRejected,
     BehaviorError,
     GuardViolation,
     RejectSimulation,
+    ScenarioFailed,
     Terminate,
     TooManyRejections,
 )
@@ -58,6 +71,7 @@ def derive_seed(seed: int, attempt: int) -> int:
 
     Never ``hash()``: it is salted per process, and a run must replay in a fresh one.
     """
+    seed, attempt = check_seed(seed), check_count(attempt, "attempt")
     if attempt == 0:
         return seed
     return int.from_bytes(hashlib.sha256(f"{seed}:{attempt}".encode()).digest()[:8], "big")
@@ -109,57 +123,70 @@ class ScenarioRunner:
 
     Raises
     ------
+    TypeError
+        If an argument is of the wrong type (``seed`` not an integer, a limit not a number).
     ValueError
-        If ``dt`` is not a whole number of quanta, or a limit is negative.
+        If ``dt`` is not a whole number of quanta, or a limit is out of range.
+
+    Any error is raised before the first attempt is set up, and leaves the clock as it was.
     """
 
-    def __init__(self, scenario: Scenario, clock: WorldClock, dt: float | None = None, *, seed: int,
-                 max_steps: int | None = None, time_limit: float | None = None, max_iterations: int = 100,
-                 simulator: Callable[[], Simulator] | None = None, raise_guard_violations: bool = False,
-                 trace: Trace | None = None) -> None:
-        if not isinstance(scenario, Scenario):
-            raise TypeError(f"scenario must be a Scenario instance, got {scenario!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"seed must be an int, got {seed!r}")
-        if isinstance(max_iterations, bool) or not isinstance(max_iterations, int) or max_iterations < 1:
-            raise ValueError(f"max_iterations must be an int >= 1, got {max_iterations!r}")
-        dt = _check_dt(scenario, dt)
-        try:
-            self.follower = ClockFollower.for_step(clock, dt)
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"scenario {scenario.name!r}: time step {e}") from e
+    def __init__(self, scenario: Scenario, clock: WorldClock, dt: float | None = None, *,
+                 seed: int, max_steps: int | None = None, time_limit: float | None = None,
+                 max_iterations: int = 100, simulator: Callable[[], Simulator] | None = None,
+                 raise_guard_violations: bool = False, trace: Trace | None = None) -> None:
+        check_instance(scenario, Scenario, "scenario")
+        check_instance(clock, WorldClock, "clock")
+        self.seed = check_seed(seed)
+        self._max_iterations = check_count(max_iterations, "max_iterations", 1)
+        check_optional_callable(simulator, "simulator")
+        self._make_simulator = scenario.simulator if simulator is None else simulator
+        self._raise_guards = check_bool(raise_guard_violations, "raise_guard_violations")
+        self._trace = check_optional_callable(trace, "trace")
         # The scenario's own dt, not period * fixed_dt, which can differ in the last bit: the
         # physics must see the same dt on every clock the scenario runs on.
-        self.dt = float(dt)
-        self.scenario = scenario
-        self.seed = seed
-        self._clock = clock
+        self.dt = _check_dt(scenario, dt)
+        try:
+            self.follower = ClockFollower.for_step(clock, self.dt)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"scenario {scenario.name!r}: time step {e}") from e
         limits = []
         if max_steps is not None:
-            if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0:
-                raise ValueError(f"max_steps must be an int >= 0, got {max_steps!r}")
-            limits.append((max_steps, f"reached max_steps={max_steps}"))
+            steps = check_count(max_steps, "max_steps")
+            limits.append((steps, f"reached max_steps={steps}"))
         if time_limit is not None:
-            limits.append((steps_for(time_limit, self.dt, "time_limit"), f"reached time_limit={time_limit} s"))
+            steps = steps_for(time_limit, self.dt, "time_limit")
+            limits.append((steps, f"reached time_limit={time_limit} s"))
         self._limit = min(limits) if limits else None
-        self._max_iterations = max_iterations
-        self._make_simulator = simulator or scenario.simulator
-        self._raise_guards = raise_guard_violations
-        self._trace = trace
+        self.scenario = scenario
+        self._clock = clock
         self._reasons: list[str] = []
         self._attempt = -1
         self._result: SimulationResult | None = None
+        self._failure: ScenarioFailed | None = None
         self.simulation: Simulation = self._start_attempt()
 
     @property
     def result(self) -> SimulationResult | None:
-        """The result once the run has ended, else None."""
+        """The result once the run has ended, else None.
+
+        Raises
+        ------
+        ScenarioFailed
+            If the run failed (see :meth:`pump`).
+        """
+        self._refuse_if_failed()
         return self._result
 
     @property
     def done(self) -> bool:
-        """Whether the run has ended."""
-        return self._result is not None
+        """Whether the run has ended, with a result or by failing."""
+        return self._result is not None or self._failure is not None
+
+    @property
+    def error(self) -> BaseException | None:
+        """The exception that failed the run, or None."""
+        return None if self._failure is None else self._failure.error
 
     def pump(self) -> int:
         """Run the time steps that fell due on the clock since the last pump.
@@ -171,15 +198,36 @@ class ScenarioRunner:
 
         Raises
         ------
-        BehaviorError, ActionRejected, TooManyRejections, GuardViolation
-            Bad input, or no attempt accepted; the runner cannot continue after one.
+        BaseException
+            Whatever escaped a time step (bad input such as :class:`BehaviorError` or
+            :class:`ActionRejected`, :class:`TooManyRejections`, a :class:`GuardViolation`
+            with ``raise_guard_violations``, or any exception from user code). It fails the
+            run: the steps still due in this pump are not run, and the interrupted step is
+            never run again.
+        ScenarioFailed
+            If the run failed in an earlier pump; chained to the exception that failed it.
         """
+        self._refuse_if_failed()
         due = self.follower.take(self._clock)
         ran = 0
         while ran < due and self._result is None:
-            self._advance()
+            step = self.simulation.step
+            try:
+                self._advance()
+            except BaseException as e:   # a half-run step cannot be resumed or redone
+                self._failure = ScenarioFailed(
+                    f"the run of scenario {self.scenario.name!r} failed at step {step}: "
+                    f"{_summary(e)}; a failed run cannot continue (the error is this one's "
+                    f"__cause__)", e, step)
+                raise
             ran += 1
         return ran
+
+    def _refuse_if_failed(self) -> None:
+        failure = self._failure
+        if failure is not None:
+            # A fresh exception each time, so tracebacks do not pile up on one object.
+            raise ScenarioFailed(str(failure), failure.error, failure.step) from failure.error
 
     # -- attempts ----------------------------------------------------------------------
 
@@ -188,8 +236,8 @@ class ScenarioRunner:
             self._attempt += 1
             if self._attempt >= self._max_iterations:
                 raise TooManyRejections(
-                    f"all {self._max_iterations} attempts of scenario {self.scenario.name!r} were rejected; "
-                    f"the last: {self._reasons[-1]}", tuple(self._reasons))
+                    f"all {self._max_iterations} attempts of scenario {self.scenario.name!r} "
+                    f"were rejected; the last: {self._reasons[-1]}", tuple(self._reasons))
             sim = Simulation(self._make_simulator(), derive_seed(self.seed, self._attempt), self.dt)
             top = Scope(self.scenario, sim)
             sim._scopes.append(top)
@@ -199,8 +247,9 @@ class ScenarioRunner:
                 self._rejected(e, f"setup of scenario {self.scenario.name!r}: ")
                 continue
             except Terminate as t:
-                raise RuntimeError(f"setup of scenario {self.scenario.name!r}: terminate() was called outside "
-                                   f"a behavior, a monitor or a compose block") from t
+                raise RuntimeError(f"setup of scenario {self.scenario.name!r}: terminate() was "
+                                   f"called outside a behavior, a monitor or a compose "
+                                   f"block") from t
             self.simulation = sim
             return sim
 
@@ -220,8 +269,8 @@ class ScenarioRunner:
             self._rejected(e, f"step {sim.step}, ")
             self._start_attempt()
         except Terminate as t:
-            raise RuntimeError(f"step {sim.step}: terminate() was called outside a behavior, a monitor "
-                               f"or a compose block") from t
+            raise RuntimeError(f"step {sim.step}: terminate() was called outside a behavior, a "
+                               f"monitor or a compose block") from t
 
     # -- one time step ------------------------------------------------------------------
 
@@ -245,7 +294,7 @@ class ScenarioRunner:
         if n == 0:
             for name, fn in sim._records_initial.items():
                 sim._records_initial_values[name] = fn()
-        for name, (fn, values) in sim._records.items():
+        for fn, values in sim._records.values():
             values.append((n, fn()))
         # 3. monitors
         if trace:
@@ -259,7 +308,8 @@ class ScenarioRunner:
         if ended is None:
             for desc, pred in sim._end_conditions:
                 if pred():
-                    ended = (TerminationType.TERMINATION_CONDITION, f"terminate_simulation_when {desc} held")
+                    ended = (TerminationType.TERMINATION_CONDITION,
+                             f"terminate_simulation_when {desc} held")
                     break
         if ended is None and self._limit is not None and n >= self._limit[0]:
             ended = (TerminationType.TIME_LIMIT, self._limit[1])
@@ -293,7 +343,8 @@ class ScenarioRunner:
             e.args = (f"behavior of agent {agent.name!r}: {e}",)  # type: ignore[union-attr]
             raise
         except Terminate as t:
-            return (TerminationType.BEHAVIOR, f"agent {agent.name!r} terminated the simulation"  # type: ignore[union-attr]
+            who = agent.name  # type: ignore[union-attr]
+            return (TerminationType.BEHAVIOR, f"agent {who!r} terminated the simulation"
                     + (f": {t.reason}" if t.reason else ""))
         sim._actions.append(step_actions)
         # 6. actions
@@ -308,8 +359,8 @@ class ScenarioRunner:
                     raise           # the simulator rejects the attempt, deliberately
                 except Exception as e:
                     why = str(e) if isinstance(e, InvalidAction) else f"{type(e).__name__}: {e}"
-                    raise ActionRejected(
-                        f"the simulator rejected action {action!r} of agent {agent.name!r} at step {n}: {why}") from e
+                    raise ActionRejected(f"the simulator rejected action {action!r} of agent "
+                                         f"{agent.name!r} at step {n}: {why}") from e
         # 7. simulator step
         if trace:
             trace(n, "simulator_step", None)
@@ -326,7 +377,8 @@ class ScenarioRunner:
         sim.step = n + 1
         return None
 
-    def _run_monitors(self, sim: Simulation, n: int, trace: Trace | None) -> tuple[TerminationType, str] | None:
+    def _run_monitors(self, sim: Simulation, n: int,
+                      trace: Trace | None) -> tuple[TerminationType, str] | None:
         ended = None
         for m in sim._monitors:
             if m.gen is _END:
@@ -338,8 +390,8 @@ class ScenarioRunner:
                     m.gen = m.fn(sim, *m.args)
                     if not hasattr(m.gen, "__next__"):
                         raise BehaviorError(
-                            f"monitor {m.name!r} returned {m.gen!r} at step {n}, not a generator; a monitor "
-                            f"is a generator function (it must yield)")
+                            f"monitor {m.name!r} returned {m.gen!r} at step {n}, not a generator; "
+                            f"a monitor is a generator function (it must yield)")
                 item = next(m.gen, _END)
             except RejectSimulation as e:
                 e.args = (f"monitor {m.name!r}: {e}",)
@@ -347,13 +399,15 @@ class ScenarioRunner:
             except Terminate as t:
                 m.gen = _END
                 if ended is None:    # the first to terminate names the reason; the rest still run
-                    ended = (TerminationType.MONITOR, f"monitor {m.name!r} terminated the simulation"
+                    ended = (TerminationType.MONITOR,
+                             f"monitor {m.name!r} terminated the simulation"
                              + (f": {t.reason}" if t.reason else ""))
                 continue
             if item is _END:
                 m.gen = _END
             elif item is not WAIT and not (type(item) is Take and not item.actions):
-                raise BehaviorError(f"monitor {m.name!r} yielded {item!r} at step {n}; monitors yield wait()")
+                raise BehaviorError(
+                    f"monitor {m.name!r} yielded {item!r} at step {n}; monitors yield wait()")
         return ended
 
     def _finish(self, sim: Simulation, kind: TerminationType, reason: str) -> None:
@@ -380,16 +434,39 @@ class ScenarioRunner:
         )
 
 
+def _dt_source(scenario: Scenario, dt: float | None) -> tuple[object, str]:
+    """The time step given (``scenario.dt`` unless ``dt`` is) and the name it goes by."""
+    return (scenario.dt, f"{type(scenario).__name__}.dt") if dt is None else (dt, "dt")
+
+
 def _check_dt(scenario: Scenario, dt: float | None) -> float:
     """The time step, ``scenario.dt`` unless given: a finite number of seconds > 0."""
-    step = scenario.dt if dt is None else dt
-    where = "dt" if dt is not None else f"{type(scenario).__name__}.dt"
-    if isinstance(step, bool) or not isinstance(step, (int, float)):
-        raise TypeError(f"scenario {scenario.name!r}: {where} must be a number of seconds, got {step!r}")
-    if not (math.isfinite(step) and step > 0):
-        raise ValueError(f"scenario {scenario.name!r}: {where} must be a finite number of seconds > 0, "
-                         f"got {step!r}")
-    return step
+    step, where = _dt_source(scenario, dt)
+    try:
+        return check_step(step, where)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"scenario {scenario.name!r}: {e}") from None
+
+
+def _own_clock_config(scenario: Scenario, dt: float | None) -> ClockConfig:
+    """simulate()'s clock: its quantum is the time step, so errors name the time step."""
+    step = _check_dt(scenario, dt)
+    try:
+        return ClockConfig(fixed_dt=step)
+    except ValueError as e:
+        given, where = _dt_source(scenario, dt)
+        raise ValueError(f"scenario {scenario.name!r}: {where} must be at least the smallest "
+                         f"quantum a clock can have, got {given!r}; simulate() runs on a clock "
+                         f"whose quantum is the time step") from e
+
+
+def _summary(error: BaseException) -> str:
+    """``Type: message``, or ``Type`` alone; never an error of its own."""
+    try:
+        text = str(error)
+    except Exception:       # a broken __str__ must not hide the failure it describes
+        text = "<unprintable>"
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _name(fn: Any) -> str:
@@ -401,22 +478,24 @@ def _odd_item(agent: Agent, item: Any, n: int) -> Take:
     if item is _END:
         agent._gen = itertools.repeat(WAIT)
         return WAIT
-    raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} yielded {item!r} at "
-                        f"step {n}; a behavior yields take(*actions) or wait()")
+    raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} yielded "
+                        f"{item!r} at step {n}; a behavior yields take(*actions) or wait()")
 
 
 def _start_behavior(agent: Agent, n: int) -> Any:
     """Call the agent's behavior (which checks its guards) and check it made a generator."""
     gen = agent.behavior(agent, *agent.args)  # type: ignore[misc]
     if not hasattr(gen, "__next__"):
-        raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} returned {gen!r} "
-                            f"at step {n}, not a generator; a behavior is a generator function (it must yield)")
+        raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} "
+                            f"returned {gen!r} at step {n}, not a generator; a behavior is a "
+                            f"generator function (it must yield)")
     return gen
 
 
-def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None, time_limit: float | None = None,
-             max_iterations: int = 100, dt: float | None = None, simulator: Callable[[], Simulator] | None = None,
-             raise_guard_violations: bool = False, trace: Trace | None = None) -> SimulationResult:
+def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,
+             time_limit: float | None = None, max_iterations: int = 100, dt: float | None = None,
+             simulator: Callable[[], Simulator] | None = None, raise_guard_violations: bool = False,
+             trace: Trace | None = None) -> SimulationResult:
     """Run a scenario to the end in a batch, on a clock of its own.
 
     The clock's quantum is the time step and is advanced with ``advance_ticks``; the result
@@ -430,16 +509,20 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None, tim
 
     Raises
     ------
+    TypeError, ValueError
+        For a bad argument, as :class:`ScenarioRunner`; ``dt`` must also be a quantum a clock
+        can have.
     TooManyRejections
         If every one of ``max_iterations`` attempts was rejected.
+    BaseException
+        Whatever escaped a time step; the run stops there (see :meth:`ScenarioRunner.pump`).
     """
-    if not isinstance(scenario, Scenario):
-        raise TypeError(f"scenario must be a Scenario instance, got {scenario!r}")
-    step = _check_dt(scenario, dt)      # before the clock, whose error would name neither
-    clock = WorldClock(ClockConfig(fixed_dt=step))
-    runner = ScenarioRunner(scenario, clock, step, seed=seed, max_steps=max_steps, time_limit=time_limit,
-                            max_iterations=max_iterations, simulator=simulator,
-                            raise_guard_violations=raise_guard_violations, trace=trace)
+    check_instance(scenario, Scenario, "scenario")
+    clock = WorldClock(_own_clock_config(scenario, dt))
+    runner = ScenarioRunner(scenario, clock, dt, seed=seed, max_steps=max_steps,
+                            time_limit=time_limit, max_iterations=max_iterations,
+                            simulator=simulator, raise_guard_violations=raise_guard_violations,
+                            trace=trace)
     while runner.result is None:
         clock.advance_ticks(runner.follower.period)
         runner.pump()

@@ -11,6 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
+from cvcclock.scenario._arguments import (
+    check_callable,
+    check_instance,
+    check_name,
+    check_str,
+)
 from cvcclock.scenario.behaviors import WAIT, Take
 from cvcclock.scenario.errors import BehaviorError, GuardViolation, RejectSimulation, Terminate
 from cvcclock.scenario.requirements import describe
@@ -77,12 +83,15 @@ class Scope:
         The attempt (``sim.step``, ``sim.time``, ``sim.agents``, ``sim.rng``).
     running : bool
         False once the scenario has stopped.
+
+    Every method raises TypeError for an argument of the wrong type and ValueError for a
+    name already taken, before it changes anything.
     """
 
     def __init__(self, scenario: Scenario, sim: Simulation, parent: Scope | None = None) -> None:
-        self.scenario = scenario
-        self.sim = sim
-        self.parent = parent
+        self.scenario = check_instance(scenario, Scenario, "scenario")
+        self.sim = check_instance(sim, Simulation, "sim")
+        self.parent = parent if parent is None else check_instance(parent, Scope, "parent")
         self.name = scenario.name
         self.running = True
         self._start = sim.step
@@ -103,7 +112,8 @@ class Scope:
 
     # -- the simulation: agents, monitors, records ---------------------------------------
 
-    def add_agent(self, name: str, spec: Any, behavior: Callable[..., Generator[Any, None, Any]] | None = None,
+    def add_agent(self, name: str, spec: Any,
+                  behavior: Callable[..., Generator[Any, None, Any]] | None = None,
                   *args: Any) -> Agent:
         """Create an object in the simulator; with a behavior, an agent.
 
@@ -120,15 +130,17 @@ class Scope:
         """
         return self.sim._add_agent(name, spec, behavior, args)
 
-    def monitor(self, fn: Callable[..., Generator[Any, None, Any]], *args: Any, name: str | None = None) -> None:
+    def monitor(self, fn: Callable[..., Generator[Any, None, Any]], *args: Any,
+                name: str | None = None) -> None:
         """Run the generator function ``fn(sim, *args)`` once per time step; it yields ``wait()``.
 
         Monitors run in registration order, for the rest of the simulation. ``name`` (by
         default ``fn.__name__``) names the monitor in reasons and traces.
         """
-        if not callable(fn):
-            raise TypeError(f"a monitor is a generator function, got {fn!r}")
-        label = name if name is not None else str(getattr(fn, "__name__", type(fn).__name__))
+        check_callable(fn, "fn", "a generator function")
+        label = check_name(name)
+        if label is None:
+            label = str(getattr(fn, "__name__", type(fn).__name__))
         self.sim._monitors.append(Monitor(fn, args, label))
 
     def record(self, name: str, fn: Predicate) -> None:
@@ -148,46 +160,49 @@ class Scope:
 
     def terminate_simulation_when(self, pred: Predicate, name: str | None = None) -> None:
         """End the simulation at the first termination check where ``pred()`` is true."""
-        self.sim._end_conditions.append((describe(_callable(pred), name), pred))
+        self.sim._end_conditions.append(_predicate(pred, name))
 
     # -- this scenario: requirements and termination -------------------------------------
 
     def require_always(self, pred: Predicate, name: str | None = None) -> None:
         """Reject the attempt if ``pred()`` is false at any time step while this scenario runs."""
-        self._always.append((describe(_callable(pred), name), pred))
+        self._always.append(_predicate(pred, name))
 
     def require_eventually(self, pred: Predicate, name: str | None = None) -> None:
         """Reject the attempt if ``pred()`` is true at no time step before this scenario stops."""
-        self._eventually.append((describe(_callable(pred), name), pred))
+        self._eventually.append(_predicate(pred, name))
         self._satisfied.append(False)
 
     def invariant(self, pred: Predicate, name: str | None = None) -> None:
         """A scenario invariant, checked each step when not running a sub-scenario."""
-        self._invariants.append((describe(_callable(pred), name), pred))
+        self._invariants.append(_predicate(pred, name))
 
     def terminate_after(self, seconds: float) -> None:
         """Stop this scenario at the first time step at least ``seconds`` after it started."""
-        self._limit = steps_for(seconds, self.sim.dt, "terminate_after")
+        self._limit = steps_for(seconds, self.sim.dt, "seconds")
         self._limit_seconds = seconds
 
     def terminate_when(self, pred: Predicate, name: str | None = None) -> None:
         """Stop this scenario at the first time step where ``pred()`` is true."""
-        self._terminate_when.append((describe(_callable(pred), name), pred))
+        self._terminate_when.append(_predicate(pred, name))
 
     def do(self, *scenarios: Scenario) -> Generator[Take, None, None]:
         """Run sub-scenarios until they have all stopped: ``yield from s.do(Sub())`` in compose.
 
         Each is set up at once, with a scope of its own, and runs its first time step in the
-        same step, after this one.
+        same step, after this one. The scenarios are checked at the call (TypeError for
+        anything but a :class:`Scenario`).
         """
         for sc in scenarios:
-            if not isinstance(sc, Scenario):
-                raise TypeError(f"do() runs Scenario instances, got {sc!r}")
+            check_instance(sc, Scenario, "each scenario given to do()")
+        return self._do(scenarios)
+
+    # -- the runner's side -----------------------------------------------------------------
+
+    def _do(self, scenarios: tuple[Scenario, ...]) -> Generator[Take, None, None]:
         children = [self._start_child(sc) for sc in scenarios]
         while any(child.running for child in children):
             yield WAIT
-
-    # -- the runner's side -----------------------------------------------------------------
 
     def _start_child(self, scenario: Scenario) -> Scope:
         child = Scope(scenario, self.sim, self)
@@ -246,25 +261,28 @@ class Scope:
             if gen is None:
                 gen = self._compose = self.scenario.compose(self)  # type: ignore[misc]
                 if not isinstance(gen, Generator):
-                    raise BehaviorError(f"compose of scenario {name!r} returned {gen!r} at step {n}, not a "
-                                        f"generator; compose must be a generator method (it must yield)")
+                    raise BehaviorError(f"compose of scenario {name!r} returned {gen!r} at step "
+                                        f"{n}, not a generator; compose must be a generator "
+                                        f"method (it must yield)")
             item = next(gen)
         except StopIteration:
             return f"compose of scenario {name!r} finished"
         except Terminate as t:
-            return f"compose of scenario {name!r} terminated it" + (f": {t.reason}" if t.reason else "")
+            return (f"compose of scenario {name!r} terminated it"
+                    + (f": {t.reason}" if t.reason else ""))
         except RejectSimulation as e:
             e.args = (f"compose of scenario {name!r}: {e}",)
             raise
         if item is not WAIT and not (type(item) is Take and not item.actions):
-            raise BehaviorError(
-                f"compose of scenario {name!r} yielded {item!r} at step {n}; compose blocks yield wait()")
+            raise BehaviorError(f"compose of scenario {name!r} yielded {item!r} at step {n}; "
+                                f"compose blocks yield wait()")
         return None
 
     def _check_eventually(self) -> None:
-        for (desc, _), ok in zip(self._eventually, self._satisfied):
+        for (desc, _), ok in zip(self._eventually, self._satisfied, strict=True):
             if not ok:
-                raise RejectSimulation(f"require_eventually {desc} of scenario {self.name!r} never held")
+                raise RejectSimulation(
+                    f"require_eventually {desc} of scenario {self.name!r} never held")
 
     def _stop(self, reason: str) -> None:
         """Step 1f: check the eventually requirements, stop the sub-scenarios, flag the top."""
@@ -280,13 +298,14 @@ class Scope:
             self.sim._top_done = reason
 
 
-def _callable(pred: Predicate) -> Predicate:
-    if not callable(pred):
-        raise TypeError(f"a predicate is a callable of no arguments, got {pred!r}")
-    return pred
+def _predicate(pred: Predicate, name: str | None) -> tuple[str, Predicate]:
+    """A checked predicate and the name reasons give it."""
+    check_callable(pred, "pred", "a callable of no arguments")
+    return describe(pred, name), pred
 
 
 def _register(table: dict[str, Any], name: str, fn: Predicate, what: str) -> None:
-    if not isinstance(name, str) or name in table:
-        raise ValueError(f"{what} names must be unique strings; got {name!r}")
-    _callable(fn)
+    check_str(name, "name")
+    check_callable(fn, "fn", "a callable of no arguments")
+    if name in table:
+        raise ValueError(f"{what} names must be unique; there is already a {what} {name!r}")

@@ -8,6 +8,14 @@ import random
 from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from cvcclock.checks import MAX_TICK, check_seconds
+from cvcclock.scenario._arguments import (
+    check_instance,
+    check_optional_callable,
+    check_seed,
+    check_step,
+    check_str,
+)
 from cvcclock.scenario.simulator import Simulator
 
 if TYPE_CHECKING:
@@ -16,13 +24,12 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "Simulation"]
 
 
-def steps_for(seconds: float, dt: float, name: str) -> int:
-    """Time steps in ``seconds``, rounded up: a limit falls on the first step at or after it."""
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0 \
-            or not math.isfinite(seconds):
-        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
+def steps_for(seconds: object, dt: float, name: str) -> int:
+    """Time steps in ``seconds`` (checked as argument ``name``), rounded up: a limit falls on
+    the first step at or after it. A limit past the last tick a clock reaches is never met."""
     # The small slack keeps 0.3 / 0.1 = 2.9999999999999996 at 3 steps, not 4.
-    return max(0, math.ceil(seconds / dt - 1e-9))
+    steps = check_seconds(seconds, name) / dt - 1e-9
+    return MAX_TICK + 1 if steps > MAX_TICK else max(0, math.ceil(steps))
 
 
 class Agent:
@@ -44,18 +51,26 @@ class Agent:
     behavior : callable or None
         The behavior (a generator function called as ``behavior(agent, *args)``), or None
         for an object that takes no actions.
+    args : tuple
+        The behavior's extra arguments.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not of the type above.
     """
 
     __slots__ = ("name", "handle", "props", "sim", "behavior", "args", "_gen")
 
     def __init__(self, name: str, handle: Any, props: Mapping[str, Any], sim: Simulation,
-                 behavior: Callable[..., Generator[Any, None, Any]] | None, args: tuple[Any, ...]) -> None:
-        self.name = name
+                 behavior: Callable[..., Generator[Any, None, Any]] | None,
+                 args: tuple[Any, ...]) -> None:
+        self.name = check_str(name, "name")
         self.handle = handle
-        self.props = props
-        self.sim = sim
-        self.behavior = behavior
-        self.args = args
+        self.props = check_instance(props, Mapping, "props")  # type: ignore[type-abstract]
+        self.sim = check_instance(sim, Simulation, "sim")
+        self.behavior = check_optional_callable(behavior, "behavior", "a generator function")
+        self.args = check_instance(args, tuple, "args")
         self._gen: Any = None
 
     @property
@@ -69,8 +84,8 @@ class Agent:
         try:
             return self.props[key]
         except KeyError:
-            raise AttributeError(
-                f"agent {self.name!r} has no property {key!r}; it has {sorted(self.props)}") from None
+            raise AttributeError(f"agent {self.name!r} has no property {key!r}; it has "
+                                 f"{sorted(self.props)}") from None
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, {dict(self.props)!r})"
@@ -81,7 +96,8 @@ class Monitor:
 
     __slots__ = ("name", "fn", "args", "gen")
 
-    def __init__(self, fn: Callable[..., Generator[Any, None, Any]], args: tuple[Any, ...], name: str) -> None:
+    def __init__(self, fn: Callable[..., Generator[Any, None, Any]], args: tuple[Any, ...],
+                 name: str) -> None:
         self.name = name
         self.fn = fn
         self.args = args
@@ -106,14 +122,23 @@ class Simulation:
         Name -> :class:`Agent`, in creation order.
     simulator : Simulator
         The attempt's simulator.
+
+    Raises
+    ------
+    TypeError
+        If ``simulator`` lacks a :class:`Simulator` method, ``seed`` is not an integer or
+        ``dt`` not a real number.
+    ValueError
+        If ``dt`` is not a finite number of seconds > 0.
     """
 
     def __init__(self, simulator: Simulator, seed: int, dt: float) -> None:
-        self.simulator = simulator
-        self.seed = seed
+        self.simulator = check_instance(
+            simulator, Simulator, "simulator")  # type: ignore[type-abstract]
+        self.seed = seed = check_seed(seed)
         # Not Random(seed): it seeds from abs(seed), so seed and -seed would share a stream.
         self.rng = random.Random(int.from_bytes(hashlib.sha256(str(seed).encode()).digest(), "big"))
-        self.dt = dt
+        self.dt = check_step(dt, "dt")
         self.step = 0
         self.agents: dict[str, Agent] = {}
         # Everything below is the runner's bookkeeping, filled through Scope.
@@ -137,6 +162,7 @@ class Simulation:
 
     def __getitem__(self, name: str) -> Agent:
         """The agent called ``name``."""
+        check_str(name, "name")
         try:
             return self.agents[name]
         except KeyError:
@@ -144,10 +170,11 @@ class Simulation:
 
     def _add_agent(self, name: str, spec: Any, behavior: Callable[..., Any] | None,
                    args: tuple[Any, ...]) -> Agent:
-        if not isinstance(name, str) or name in self.agents:
-            raise ValueError(f"agent names must be unique strings; got {name!r}")
-        if behavior is not None and not callable(behavior):
-            raise TypeError(f"the behavior of agent {name!r} must be a generator function, got {behavior!r}")
+        check_str(name, "name")
+        if name in self.agents:
+            raise ValueError(f"agent names must be unique; there is already an agent {name!r}")
+        check_optional_callable(behavior, "behavior", "a generator function")
+        check_instance(args, tuple, "args")
         handle = self.simulator.create_object(name, spec)
         agent = Agent(name, handle, self.simulator.get_properties(handle), self, behavior, args)
         self.agents[name] = agent

@@ -13,6 +13,9 @@ import math
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from cvcclock.checks import check_real, check_seconds
+from cvcclock.scenario._arguments import check_str
+
 __all__ = [
     "InvalidAction",
     "PointMassSimulator",
@@ -24,7 +27,8 @@ __all__ = [
 
 
 class InvalidAction(ValueError):
-    """Raised by :meth:`Simulator.apply_action` for an action the simulator cannot execute.
+    """Raised by :meth:`Simulator.apply_action` for an action the simulator cannot execute
+    (for :class:`PointMassSimulator`, anything but a :class:`Throttle` or a :class:`Steer`).
 
     The runner turns it (and any other exception but a ``RejectSimulation``) into an
     :class:`~cvcclock.scenario.ActionRejected` naming the agent, the step and the action.
@@ -56,6 +60,10 @@ class Simulator(Protocol):
         ...
 
 
+_SIGNED = frozenset(("x", "y", "heading"))
+"""The Vehicle fields that may be negative."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Vehicle:
     """The spec of a point-mass vehicle for :class:`PointMassSimulator`.
@@ -69,11 +77,18 @@ class Vehicle:
     speed : float
         Initial speed in m/s, at least 0 (vehicles do not reverse).
     max_accel, max_brake : float
-        Acceleration at full throttle and deceleration at full brake, m/s^2.
+        Acceleration at full throttle and deceleration at full brake, m/s^2, at least 0.
     max_speed : float
-        Speed cap in m/s.
+        Speed cap in m/s, at least 0.
     max_yaw_rate : float
-        Turn rate at full steering, rad/s.
+        Turn rate at full steering, rad/s, at least 0.
+
+    Raises
+    ------
+    TypeError
+        If a field is not a real number (bools are not).
+    ValueError
+        If a field is not finite, or one that must be at least 0 is negative.
     """
 
     x: float = 0.0
@@ -86,26 +101,55 @@ class Vehicle:
     max_yaw_rate: float = 0.5
 
     def __post_init__(self) -> None:
+        # Stored as plain floats, whatever real type was given (numpy's included).
         for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"Vehicle.{field.name} must be a finite number, got {value!r}")
-        if self.speed < 0.0:
-            raise ValueError(f"Vehicle.speed must be >= 0, got {self.speed!r}")
+            value, name = getattr(self, field.name), f"Vehicle.{field.name}"
+            # check_seconds is the core's rule for a finite real >= 0, seconds or not.
+            signed = field.name in _SIGNED
+            checked = check_real(value, name) if signed else check_seconds(value, name)
+            object.__setattr__(self, field.name, checked)
+
+
+def _check_unit(action: Throttle | Steer) -> None:
+    name = f"{type(action).__name__}.value"
+    if not -1.0 <= check_real(action.value, name) <= 1.0:
+        raise ValueError(f"{name} must be in [-1, 1], got {action.value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
 class Throttle:
-    """Set the throttle, held until changed: ``value`` in [-1, 1]; negative brakes."""
+    """Set the throttle, held until changed: ``value`` in [-1, 1]; negative brakes.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is not in [-1, 1].
+    """
 
     value: float
+
+    def __post_init__(self) -> None:
+        _check_unit(self)
 
 
 @dataclasses.dataclass(frozen=True)
 class Steer:
-    """Set the steering, held until changed: ``value`` in [-1, 1] of the max yaw rate; > 0 turns left."""
+    """Set the steering, held until changed: ``value`` in [-1, 1] of the max yaw rate; > 0 is left.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is not in [-1, 1].
+    """
 
     value: float
+
+    def __post_init__(self) -> None:
+        _check_unit(self)
 
 
 class _Body:
@@ -113,15 +157,8 @@ class _Body:
 
     def __init__(self, spec: Vehicle) -> None:
         self.spec = spec
-        self.x, self.y, self.heading, self.speed = spec.x, spec.y, spec.heading, float(spec.speed)
+        self.x, self.y, self.heading, self.speed = spec.x, spec.y, spec.heading, spec.speed
         self.throttle = self.steer = 0.0
-
-
-def _unit(action: Throttle | Steer) -> float:
-    value = action.value
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 1.0:
-        raise InvalidAction(f"{type(action).__name__}.value must be a number in [-1, 1], got {value!r}")
-    return float(value)
 
 
 class PointMassSimulator:
@@ -136,25 +173,33 @@ class PointMassSimulator:
         self._bodies: list[_Body] = []
 
     def create_object(self, name: str, spec: Any) -> _Body:
-        """Add a vehicle; ``spec`` must be a :class:`Vehicle`."""
+        """Add a vehicle; ``spec`` must be a :class:`Vehicle` (TypeError otherwise)."""
+        check_str(name, "name")
         if not isinstance(spec, Vehicle):
-            raise TypeError(f"PointMassSimulator objects are Vehicle specs; {name!r} got {spec!r}")
+            raise TypeError(f"spec must be a Vehicle (what PointMassSimulator makes), got "
+                            f"{spec!r} for {name!r}")
         body = _Body(spec)
         self._bodies.append(body)
         return body
 
     def apply_action(self, handle: _Body, action: Any) -> None:
-        """Execute a :class:`Throttle` or :class:`Steer`; anything else is an :class:`InvalidAction`."""
+        """Execute a :class:`Throttle` or :class:`Steer`; anything else is :class:`InvalidAction`.
+
+        ``handle`` must be one :meth:`create_object` returned (TypeError otherwise).
+        """
+        _check_handle(handle)
         kind = type(action)
         if kind is Throttle:
-            handle.throttle = _unit(action)
+            handle.throttle = float(action.value)
         elif kind is Steer:
-            handle.steer = _unit(action)
+            handle.steer = float(action.value)
         else:
-            raise InvalidAction(f"PointMassSimulator executes Throttle and Steer actions, not {action!r}")
+            raise InvalidAction(
+                f"PointMassSimulator executes Throttle and Steer actions, not {action!r}")
 
     def step(self, dt: float) -> None:
-        """Advance every vehicle by ``dt`` seconds."""
+        """Advance every vehicle by ``dt`` seconds, a finite real >= 0."""
+        dt = check_seconds(dt, "dt")
         for b in self._bodies:
             spec = b.spec
             accel = b.throttle * (spec.max_accel if b.throttle >= 0.0 else spec.max_brake)
@@ -165,4 +210,11 @@ class PointMassSimulator:
 
     def get_properties(self, handle: _Body) -> dict[str, float]:
         """``{"x", "y", "heading", "speed"}`` of the vehicle, a new dict."""
+        _check_handle(handle)
         return {"x": handle.x, "y": handle.y, "heading": handle.heading, "speed": handle.speed}
+
+
+def _check_handle(handle: object) -> None:
+    if type(handle) is not _Body:
+        raise TypeError(
+            f"handle must be what PointMassSimulator.create_object returned, got {handle!r}")
