@@ -22,12 +22,11 @@ for none):
   builtin method but a method-wrapper, a slower generic path Cython's methods do not take.
 """
 
-import dataclasses
-
 import pytest
 
 from calls import WALL_DT, N, call_each, loop_only
-from cvcclock import ClockConfig, ClockFollower, WorldClock
+from cvcclock import ClockFollower
+from cvcclock.bench_cases import FixYourTimestep, live_clock
 
 
 def call_each_noarg(fns, arg):
@@ -38,49 +37,6 @@ def call_each_noarg(fns, arg):
 def read_tick_each(objs, arg):
     for o in objs:
         o.tick  # noqa: B018 -- the attribute read is what is timed
-
-
-
-@dataclasses.dataclass(slots=True)
-class FrameResult:
-    steps: int
-    dropped: int
-    alpha: float
-
-
-class FixYourTimestep:
-    """The fixed-timestep accumulator as users write it today, doing what ``advance`` does."""
-
-    def __init__(self, dt, scale=1.0, max_steps=8):
-        self.dt = dt
-        self.scale = scale
-        self.max_steps = max_steps
-        self.accumulator = 0.0
-        self.tick = 0
-        self.dropped = 0
-        self.frame = 0
-
-    def advance(self, wall_dt):
-        self.frame += 1
-        self.accumulator += wall_dt * self.scale
-        steps = 0
-        while self.accumulator >= self.dt and steps < self.max_steps:
-            self.accumulator -= self.dt
-            self.tick += 1
-            steps += 1
-        dropped = 0
-        if self.accumulator >= self.dt:      # the stall guard: drop what the cap left
-            dropped = int(self.accumulator // self.dt)
-            self.accumulator -= dropped * self.dt
-            self.dropped += dropped
-        return FrameResult(steps, dropped, self.accumulator / self.dt)
-
-
-def live_clock():
-    """A live 1/120 s clock already far from tick 0, so ticks are not cached small ints."""
-    clock = WorldClock(ClockConfig(fixed_dt=1.0 / 120.0))
-    clock.advance_ticks(10**6)
-    return clock
 
 
 ONE_ARG_FLOORS = {"loop": (loop_only, [].count), "floor": (call_each, [].count),

@@ -14,13 +14,10 @@ Group ``timer-fire``: every row makes the same F = 10,000 firings of the same no
   ``cvcclock-1e5-staggered``: 10**5 timers of period 10**5, one due at each quantum, so
   every firing moves a timer through a queue of 10**5 (goal: within 1.5x of one timer);
 * ``pyglet``: ``pyglet.clock.Clock`` on a fake time function, ``schedule_interval(cb, 0.01)``,
-  then 10,000 times ``t += 0.01; clock.tick()``: pyglet fires an interval at most once a
-  tick, so this is how its users drive it. It is deterministic: pyglet reschedules a fired
-  item at ``now + interval``, the same float sum as the fake clock's next ``t``;
-* ``simpy``: one process ``while True: yield env.timeout(0.01); cb()``, run until half a
-  period after the 10,000th firing (``until`` is exclusive and the float sum of 0.01s
-  drifts, so half a period keeps the count exact); ``simpy-100x100``: 100 such processes with
-  ``timeout(1.0)``, 100 firings each.
+  then 10,000 times ``t += 0.01; clock.tick()`` (``cvcclock.bench_cases.pyglet_firings``);
+* ``simpy``: one process ``while True: yield env.timeout(1.0); cb()``, run for 10,000 s;
+  ``simpy-100x100``: 100 such processes with ``timeout(100.0)``, 100 firings each
+  (``cvcclock.bench_cases.simpy_firings``).
 
 Each round gets a fresh subject from a setup that is not timed (the clock, its timers, the
 processes), so a round times the firings only. The timed rounds use the no-op; one untimed
@@ -42,20 +39,14 @@ median is the time of one call.
 
 from collections import deque
 
-import pyglet.clock
 import pytest
-import simpy
 
 from cvcclock import ClockConfig, WorldClock
+from cvcclock.bench_cases import FAR, cb, pyglet_firings, simpy_firings, staggered_clock
 
 FIRINGS = 10_000
 DT = 0.01
 ROUNDS = 20
-FAR = 10**16
-
-
-def cb(*args):
-    pass
 
 
 def new_clock():
@@ -77,12 +68,8 @@ def floor_from_c(cb):
 
 def cvcclock_staggered(timers):
     def make(cb):
-        clock = new_clock()
-        for _ in range(timers):          # made at tick i, first due at i + timers: one a tick
-            clock.every_ticks(timers, cb)
-            clock.advance_ticks(1)
-        clock.advance_ticks(timers - clock.tick)
-        return lambda: clock.advance_ticks(FIRINGS)
+        advance_ticks = staggered_clock(timers, cb).advance_ticks
+        return lambda: advance_ticks(FIRINGS)
     return make
 
 
@@ -96,36 +83,17 @@ def cvcclock(timers, period):
 
 
 def pyglet_clock(cb):
-    t = [0.0]
-    clock = pyglet.clock.Clock(time_function=lambda: t[0])
-    clock.schedule_interval(cb, DT)
-
-    def run():
-        for _ in range(FIRINGS):
-            t[0] += DT
-            clock.tick()
-    return run
+    return pyglet_firings(cb, FIRINGS)
 
 
-def simpy_env(processes, delay):
-    def make(cb):
-        env = simpy.Environment()
-
-        def process():
-            while True:
-                yield env.timeout(delay)
-                cb()
-
-        for _ in range(processes):
-            env.process(process())
-        return lambda: env.run(until=(FIRINGS // processes + 0.5) * delay)
-    return make
+def simpy_env(processes):
+    return lambda cb: simpy_firings(cb, FIRINGS, processes)
 
 
 FIRE = {"floor": floor, "floor-from-C": floor_from_c, "cvcclock": cvcclock(1, 1),
         "cvcclock-100x100": cvcclock(100, 100),
         "cvcclock-1e5-staggered": cvcclock_staggered(10**5),
-        "pyglet": pyglet_clock, "simpy": simpy_env(1, DT), "simpy-100x100": simpy_env(100, 1.0)}
+        "pyglet": pyglet_clock, "simpy": simpy_env(1), "simpy-100x100": simpy_env(100)}
 
 
 @pytest.mark.benchmark(group="timer-fire: 10,000 firings of a no-op callback")

@@ -104,12 +104,14 @@ class Prepared:
     executions: int
 
 
-def prepare(cases: Sequence[Case], number: int) -> tuple[list[Prepared], list[Skipped]]:
+def prepare(cases: Sequence[Case], number: int | None = None,
+            seconds: float | None = None) -> tuple[list[Prepared], list[Skipped]]:
     """Build every case's subject and timer; skip those whose peer cannot be imported.
 
-    Each timing makes about ``number`` operations (at least one execution of the
-    statement), and each case runs once untimed here: a warm-up that also touches the
-    memory of the array rows before they are timed.
+    A timing makes about ``number`` operations (at least one execution of the statement)
+    or, when ``seconds`` is given instead, lasts about that long. Each case runs twice
+    untimed here: a warm-up that also touches the memory of the array rows before they are
+    timed, and the estimate of an execution's time that ``seconds`` needs.
     """
     ready: list[Prepared] = []
     failed: dict[tuple[str, str], list[Case]] = {}
@@ -121,7 +123,11 @@ def prepare(cases: Sequence[Case], number: int) -> tuple[list[Prepared], list[Sk
             continue
         timer = timeit.Timer(case.stmt, globals=namespace)
         timer.timeit(1)
-        ready.append(Prepared(case, timer, max(1, number // case.ops)))
+        if seconds is None:
+            executions = max(1, (number or 1) // case.ops)
+        else:
+            executions = max(1, round(seconds / max(timer.timeit(1), 1e-9)))
+        ready.append(Prepared(case, timer, executions))
     skipped = [Skipped(needs, reason, tuple(c.key for c in left), tuple(c.label for c in left))
                for (needs, reason), left in failed.items()]
     return ready, skipped

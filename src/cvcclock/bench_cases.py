@@ -100,21 +100,22 @@ def live_clock(timers: int = 0) -> WorldClock:
     return clock
 
 
-def staggered_clock(timers: int) -> WorldClock:
-    """``timers`` timers of period ``timers``, one due at every quantum from now on: each
-    firing moves a timer from the front of the queue to its back."""
+def staggered_clock(timers: int, callback: Callable[[int], object] = cb) -> WorldClock:
+    """``timers`` timers of period ``timers`` calling ``callback``, one due at every quantum
+    from now on: each firing moves a timer from the front of the queue to its back."""
     clock = WorldClock(ClockConfig(fixed_dt=QUANTUM))
-    for _ in range(timers):          # made at tick i, first due at i + timers
-        clock.every_ticks(timers, cb)
-        clock.advance_ticks(1)
-    clock.advance_ticks(timers - clock.tick)
+    for i in range(timers):          # made at tick i, first due at i + timers: none fires yet
+        if i:
+            clock.advance_ticks(1)
+        clock.every_ticks(timers, callback)
     return clock
 
 
-def idle_plus_one_clock(timers: int) -> WorldClock:
-    """``timers - 1`` timers that are never due, and one firing at every quantum."""
+def idle_plus_one_clock(timers: int, callback: Callable[[int], object] = cb) -> WorldClock:
+    """``timers - 1`` timers that are never due, and one calling ``callback`` at every
+    quantum."""
     clock = live_clock(timers - 1)
-    clock.every_ticks(1, cb)
+    clock.every_ticks(1, callback)
     return clock
 
 
@@ -178,13 +179,18 @@ def _clock_calls() -> Namespace:
             "step_once": clock.step_once, "dt": WALL_DT}
 
 
-def _take() -> Namespace:
-    # A step falls due for every follower each execution (one step_once, 1/FOLLOWERS of the
-    # cost), so each take runs its whole path rather than the nothing-due shortcut.
-    clock = live_clock()
-    followers = [ClockFollower.for_step(clock, QUANTUM) for _ in range(FOLLOWERS)]
-    return {"clock": clock, "step_once": clock.step_once,
-            "takes": [f.take for f in followers]}
+#: One frame of ``followers``: a quantum, then every follower takes its step.
+TAKE_FRAME = "step_once()\nfor take in takes: take(clock)"
+
+
+def _takes(followers: int) -> Callable[[], Namespace]:
+    # A step falls due for every follower each execution, so each take runs its whole path
+    # rather than the nothing-due shortcut.
+    def make() -> Namespace:
+        clock = live_clock()
+        takes = [ClockFollower.for_step(clock, QUANTUM).take for _ in range(followers)]
+        return {"clock": clock, "step_once": clock.step_once, "takes": takes}
+    return make
 
 
 def _drive() -> Namespace:
@@ -277,8 +283,9 @@ def pyglet_firings(callback: Callable[..., object], firings: int) -> Callable[[]
 
 def simpy_firings(callback: Callable[..., object], firings: int,
                   processes: int = 1) -> Callable[[], None]:
-    """``run()`` making ``firings`` firings in all of ``processes`` simpy processes, each
-    ``while True: yield env.timeout(p); callback()`` with ``p = processes`` seconds.
+    """``run()`` making ``firings`` firings (a multiple of ``processes``) in all of
+    ``processes`` simpy processes, each ``while True: yield env.timeout(p); callback()`` with
+    ``p = processes`` seconds, so that they fire together, once a period.
 
     Whole-second timeouts keep the times exact, so every ``run()`` makes exactly ``firings``
     firings, however many times it is called.
@@ -464,8 +471,8 @@ def table_cases(clocks: int = 10**6) -> list[Case]:
         Case("advance", "clock.advance(1/60), 2 quanta", "advance(dt)", _clock_calls),
         Case("advance_ticks", "clock.advance_ticks(1)", "advance_ticks(1)", _clock_calls),
         Case("step_once", "clock.step_once()", "step_once()", _clock_calls, floor="floor0"),
-        Case("take", "follower.take(clock), a step due", "step_once()\nfor take in takes: "
-             "take(clock)", _take, ops=FOLLOWERS),
+        Case("take", "follower.take(clock), a step due", TAKE_FRAME, _takes(FOLLOWERS),
+             ops=FOLLOWERS),
         Case("tick", "clock.tick", "clock.tick", _clock_calls, floor="floor0"),
         Case("t", "clock.t", "clock.t", _clock_calls, floor="floor0"),
         Case("alpha", "clock.alpha", "clock.alpha", _clock_calls, floor="floor0"),
@@ -501,4 +508,91 @@ def table_cases(clocks: int = 10**6) -> list[Case]:
         Case("bank_copy", f"numpy copy of its bytes, n={power(clocks)}",
              "copyto(target, source)", _bank_copy(clocks), ops=clocks, unit="clock-advance",
              rival="bank", needs="numpy"),
+    ]
+
+
+# ---- how cost grows with work ---------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Series:
+    """One panel of the scaling plot: lines of cases over the same x values.
+
+    Attributes
+    ----------
+    key : str
+        A short stable name.
+    title : str
+        The panel's title.
+    x_label, y_label : str
+        The axes' labels.
+    xs : tuple of int
+        The x values, the work.
+    lines : dict of str to callable
+        Each line's label, and the case at a given x (one execution is what is plotted).
+    throughput : bool
+        True to plot millions of operations a second rather than ns an execution.
+    """
+
+    key: str
+    title: str
+    x_label: str
+    y_label: str
+    xs: tuple[int, ...]
+    lines: dict[str, Callable[[int], Case]]
+    throughput: bool = False
+
+
+def _decades(first: int, last: int) -> tuple[int, ...]:
+    return tuple(10**k for k in range(first, last + 1))
+
+
+def _clock_case(label: str, stmt: str, make_clock: Callable[[], WorldClock]) -> Case:
+    def make() -> Namespace:
+        return {"advance_ticks": make_clock().advance_ticks}
+    return Case(label, label, stmt, make)
+
+
+def _every_thousand() -> WorldClock:
+    clock = live_clock()
+    clock.every_ticks(1000, cb)
+    return clock
+
+
+def scaling_series() -> list[Series]:
+    """The panels of ``benchmarks/plot_scaling.py``: the cost of an advance against the live
+    timers, of a frame against the followers taking, of an advance against its width, and
+    the throughput of ClockBank (beside numpy and a copy of its bytes) against n.
+
+    Returns
+    -------
+    list of Series
+    """
+    return [
+        Series("timers", "advance_ticks(1) against the live timers", "live timers",
+               "ns a call (one firing)", _decades(0, 5), {
+                   "idle timers plus one firing each quantum": lambda x: _clock_case(
+                       f"idle+1 {x}", "advance_ticks(1)", lambda: idle_plus_one_clock(x)),
+                   "staggered: every firing moves through the queue": lambda x: _clock_case(
+                       f"staggered {x}", "advance_ticks(1)", lambda: staggered_clock(x))}),
+        Series("followers", "a frame: step_once() and every follower's take", "followers",
+               "ns a frame", _decades(0, 3), {
+                   "one step due for each": lambda x: Case(f"take {x}", f"take {x}",
+                                                           TAKE_FRAME, _takes(x))}),
+        Series("width", "advance_ticks(w) against its width", "quanta a call (w)",
+               "ns a call", _decades(0, 6), {
+                   "no timer": lambda x: _clock_case(f"w {x}", f"advance_ticks({x})",
+                                                     live_clock),
+                   "1000 timers, none due": lambda x: _clock_case(
+                       f"w {x} idle", f"advance_ticks({x})", lambda: live_clock(1000)),
+                   "a timer every 1000 quanta (w/1000 firings)": lambda x: _clock_case(
+                       f"w {x} firing", f"advance_ticks({x})", _every_thousand)}),
+        Series("bank", "ClockBank.advance(1/60) against n", "clocks (n)",
+               "millions of clock-advances a second", _decades(2, 7), {
+                   "ClockBank": lambda x: Case(f"bank {x}", "ClockBank", "advance(dt)",
+                                               _bank(x), ops=x, needs="ClockBank"),
+                   "numpy, the same arithmetic": lambda x: Case(
+                       f"numpy {x}", "numpy", "advance(dt)", _bank_numpy(x), ops=x),
+                   "numpy copy of its bytes": lambda x: Case(
+                       f"copy {x}", "copy", "copyto(target, source)", _bank_copy(x), ops=x)},
+               throughput=True),
     ]
