@@ -59,9 +59,9 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                         formatter_class=layout)
     bench = commands.add_parser("bench", help="time the hot calls against an empty call",
                                 description=BENCH_DESCRIPTION, formatter_class=layout)
-    bench.add_argument("--number", type=int, default=100_000, metavar="N",
+    bench.add_argument("--number", type=int, default=50_000, metavar="N",
                        help="operations per row per round (calls, firings, clock-advances), "
-                            "at least 1 (default 100000)")
+                            "at least 1 (default 50000)")
     bench.add_argument("--repeat", type=int, default=7, metavar="N",
                        help="rounds, at least 1; the median and quartiles are over them "
                             "(default 7)")

@@ -250,7 +250,7 @@ def print_table(report: dict[str, Any], out: TextIO) -> None:
               f"(goal {goal['target']})", file=out)
 
 
-def run_bench(number: int = 100_000, repeat: int = 7, out: TextIO | None = None,
+def run_bench(number: int = 50_000, repeat: int = 7, out: TextIO | None = None,
               clocks: int = 10**6, json_out: TextIO | None = None) -> dict[str, Any]:
     """Time every row of the table, print it, and return (and optionally write) the figures.
 
