@@ -12,5 +12,5 @@ def call_each(fns, arg):
 
 def loop_only(fns, arg):
     """The same loop with an empty body, to subtract the loop's cost."""
-    for f in fns:
+    for _f in fns:
         pass

@@ -13,11 +13,9 @@ stepping every 2 quanta (one step due a frame), the tree a plain ``dict`` holdin
 
 import pytest
 
+from calls import WALL_DT, N, call_each, loop_only
 from cvcclock import ClockConfig, ClockFollower, WorldClock
 from cvcclock.binding import WorldClockBinding
-
-from calls import N, WALL_DT, call_each, loop_only
-
 
 
 def frame_fns(subject):

@@ -7,7 +7,6 @@ import threading
 import time
 from pathlib import Path
 
-
 import cvcclock
 from cvcclock import ClockConfig, Mode, StepResult, WorldClock
 

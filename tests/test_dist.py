@@ -2,7 +2,9 @@
 compiled module, the stubs and py.typed, and no Cython or C sources.
 
 scripts/prove_wheel.sh passes the archives it built (CVCCLOCK_SDIST, CVCCLOCK_WHEEL); run
-on its own, the test builds them from this checkout with ``python -m build``.
+on its own, the test builds them from this checkout with ``python -m build``, in isolation,
+which fetches the build requirements from the package index and takes about 30 s: hence the
+``network`` marker, deselected by default (``pytest -m network tests/test_dist.py`` runs it).
 """
 
 import os
@@ -24,10 +26,11 @@ def archives(tmp_path_factory):
         return Path(os.environ["CVCCLOCK_SDIST"]), Path(os.environ["CVCCLOCK_WHEEL"])
     out = tmp_path_factory.mktemp("dist")
     subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, timeout=900)
     return next(out.glob("*.tar.gz")), next(out.glob("*.whl"))
 
 
+@pytest.mark.network
 def test_sdist_holds_what_a_build_needs_and_nothing_else(archives):
     with tarfile.open(archives[0]) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
@@ -44,6 +47,7 @@ def test_sdist_holds_what_a_build_needs_and_nothing_else(archives):
     assert unwanted == []
 
 
+@pytest.mark.network
 def test_wheel_holds_the_module_stubs_and_no_sources(archives):
     with zipfile.ZipFile(archives[1]) as wheel:
         names = wheel.namelist()
@@ -53,3 +57,17 @@ def test_wheel_holds_the_module_stubs_and_no_sources(archives):
     sources = [n for n in names if n.endswith((".pyx", ".pxd", ".pxi", ".c", ".h", ".cpp"))]
     assert sources == []
     assert all(n.startswith(("cvcclock/", "cvcclock-")) for n in names)
+
+
+@pytest.mark.parametrize("options, selected", [([], False), (["-m", "network"], True)])
+def test_the_default_run_is_offline_and_network_tests_run_when_asked(options, selected):
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         *options, "tests/test_dist.py"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    archive_tests = [line for line in proc.stdout.splitlines()
+                     if line.startswith(("tests/test_dist.py::test_sdist_",
+                                         "tests/test_dist.py::test_wheel_"))]
+    assert len(archive_tests) == (2 if selected else 0), proc.stdout

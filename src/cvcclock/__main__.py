@@ -1,16 +1,112 @@
-"""The ``cvcclock`` command line: ``python -m cvcclock demo`` or ``python -m cvcclock bench``."""
+"""The ``cvcclock`` command line: ``python -m cvcclock demo`` or ``python -m cvcclock bench``.
+
+Exit statuses: 0 success, 1 only when the demo finds the determinism contract broken, 2 a
+usage error. A reader that stops reading early (``cvcclock demo | head -1``) ends the output,
+not the command: the rest is discarded and the status is the one the command would have had.
+"""
 
 import argparse
+import contextlib
+import io
+import os
 import sys
+from collections.abc import Iterator
 
 from cvcclock import __version__
+from cvcclock.checks import check_count
+
+DESCRIPTION = """\
+cvcclock: one deterministic simulation clock per process, with a Cython core.
+Run 'cvcclock COMMAND --help' for what a command does and its options."""
+
+EPILOG = """\
+exit status: 0 success; 1 the demo found the determinism contract broken;
+2 a usage error."""
+
+DEMO_DESCRIPTION = """\
+Drive a spring (a step every 0.06 s) and a ball (a step every quantum) on a
+0.01 s clock for 600 ticks: live at 1x, 2x and 0.5x, live with uneven frames,
+in lockstep, in batches and one step at a time. Print a table of frames, ticks,
+dropped quanta, realized speed and a hash of each trajectory, then whether
+every pacing mode gave identical trajectories. Nothing sleeps: wall time is
+passed explicitly, so the demo takes a fraction of a second."""
+
+DEMO_EPILOG = "exit status: 0 the contract held; 1 it is broken."
+
+BENCH_DESCRIPTION = """\
+Time the hot calls (clock.advance, follower.take, clock.tick, binding.drive)
+in-process with timeit and print nanoseconds per call beside the ratio to an
+empty call of a C builtin method with the same calling convention. Read the
+ratios: the absolute figures depend on the machine."""
 
 
-def _at_least_one(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
-    return value
+def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The command's parser, and the ``bench`` subparser (for its errors)."""
+    layout = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(prog="cvcclock", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=layout)
+    parser.add_argument("--version", action="version", version=f"cvcclock {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    commands.add_parser("demo", help="check the determinism contract under every pacing mode",
+                        description=DEMO_DESCRIPTION, epilog=DEMO_EPILOG,
+                        formatter_class=layout)
+    bench = commands.add_parser("bench", help="time the hot calls against an empty call",
+                                description=BENCH_DESCRIPTION, formatter_class=layout)
+    bench.add_argument("--number", type=int, default=200_000, metavar="N",
+                       help="calls per timing, at least 1 (default 200000)")
+    bench.add_argument("--repeat", type=int, default=5, metavar="N",
+                       help="timings per call, the fastest kept; at least 1 (default 5)")
+    return parser, bench
+
+
+@contextlib.contextmanager
+def _reader_may_leave(status: int) -> Iterator[None]:
+    """Print inside the block; if the reader has gone, end quietly with exit ``status``.
+
+    Python ignores SIGPIPE, so a closed pipe is a ``BrokenPipeError`` on a write or on the
+    flush at exit. Flushing here makes it show inside the block; stdout is then pointed at
+    os.devnull so the flush Python makes at exit cannot fail again (the recipe of the Python
+    docs' note on SIGPIPE).
+    """
+    try:
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(status) from None
+
+
+def _encode_what_stdout_can(stream: object) -> None:
+    """Replace, rather than raise on, a character stdout's encoding lacks (an ascii locale)."""
+    if isinstance(stream, io.TextIOWrapper):
+        stream.reconfigure(errors="replace")
+
+
+def _demo() -> int:
+    """Run the demo; its status is the verdict, even when the reader left early."""
+    from cvcclock.demo import contract_violations, print_report, run_all
+
+    results = run_all()
+    status = 1 if contract_violations(results) else 0
+    with _reader_may_leave(status):
+        print_report(results)
+    return status
+
+
+def _bench(bench: argparse.ArgumentParser, number: int, repeat: int) -> int:
+    """Check the counts with the package's own rule (errors name the option), then time."""
+    from cvcclock.bench import run_bench
+
+    try:
+        check_count(number, "--number", minimum=1)
+        check_count(repeat, "--repeat", minimum=1)
+    except ValueError as error:
+        bench.error(str(error))
+    with _reader_may_leave(0):
+        run_bench(number, repeat)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,27 +120,21 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 1 when the demo finds the determinism contract broken.
-        Bad arguments exit 2, through ``SystemExit``, as argparse does.
+        The exit status: 0 on success, 1 only when the demo finds the determinism contract
+        broken, 2 for no command (the help goes to stderr). Bad arguments exit 2, through
+        ``SystemExit``, as argparse does; so does a reader that closes stdout early, with the
+        status the command would have returned.
     """
-    parser = argparse.ArgumentParser(prog="cvcclock", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"cvcclock {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
-    commands.add_parser("demo", help="run one simulation under every pacing mode and check "
-                                     "that the trajectories are identical")
-    bench = commands.add_parser("bench", help="time the hot calls in-process, in ns per call "
-                                              "and as a ratio to an empty builtin call")
-    bench.add_argument("--number", type=_at_least_one, default=200_000,
-                       help="calls per timing (default 200000)")
-    bench.add_argument("--repeat", type=_at_least_one, default=5,
-                       help="timings per call, the fastest kept (default 5)")
-    args = parser.parse_args(argv)
+    _encode_what_stdout_can(sys.stdout)
+    parser, bench = _parser()
+    with _reader_may_leave(0):     # --help and --version print, then exit 0
+        args = parser.parse_args(argv)
     if args.command == "bench":
-        from cvcclock.bench import run_bench
-        run_bench(args.number, args.repeat)
-        return 0
-    from cvcclock.demo import run_demo   # argparse allows no other command
-    return 0 if run_demo() else 1
+        return _bench(bench, args.number, args.repeat)
+    if args.command == "demo":
+        return _demo()
+    parser.print_help(sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

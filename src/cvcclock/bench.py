@@ -11,6 +11,7 @@ import timeit
 from typing import TextIO
 
 from cvcclock import ClockConfig, ClockFollower, WorldClock, WorldClockBinding
+from cvcclock.checks import check_count
 
 _ONE, _NONE = "count(dt)", "clear()"
 #: (row, statement, its floor's statement); floors are rows whose floor is themselves.
@@ -32,9 +33,16 @@ def run_bench(number: int = 200_000, repeat: int = 5, out: TextIO | None = None)
         Timings per row, of which the fastest is kept; at least 1.
     out : text file, optional
         Where to print; ``sys.stdout`` when omitted.
+
+    Raises
+    ------
+    TypeError
+        If ``number`` or ``repeat`` is not an integer.
+    ValueError
+        If either is below 1.
     """
-    if number < 1 or repeat < 1:
-        raise ValueError(f"number and repeat must be >= 1, got {number!r} and {repeat!r}")
+    number = check_count(number, "number", minimum=1)
+    repeat = check_count(repeat, "repeat", minimum=1)
     clock = WorldClock(ClockConfig(fixed_dt=1 / 120))
     names = {"clock": clock, "follower": ClockFollower.for_step(clock, 1 / 120),
              "binding": WorldClockBinding({}, WorldClock(ClockConfig(fixed_dt=1 / 120))),

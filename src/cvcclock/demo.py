@@ -102,8 +102,9 @@ def run_pacing(pacing: Pacing) -> ModeResult:
     clock = WorldClock(ClockConfig(fixed_dt=FIXED_DT, scale=pacing.scale,
                                    cap_scales_with_rate=True, lockstep_steps=3))
     clock.mode = pacing.mode
-    sims: list[tuple[ClockFollower, Spring | Ball, Trajectory]] = [(ClockFollower.for_step(clock, 0.06), Spring(), []),
-            (ClockFollower.for_step(clock, FIXED_DT), Ball(), [])]
+    sims: list[tuple[ClockFollower, Spring | Ball, Trajectory]] = [
+        (ClockFollower.for_step(clock, 0.06), Spring(), []),
+        (ClockFollower.for_step(clock, FIXED_DT), Ball(), [])]
     frames = 0
     while clock.tick < TICKS:
         pacing.frame(clock)
@@ -143,9 +144,24 @@ def run_demo(out: TextIO | None = None) -> bool:
     bool
         True when every checked pacing mode gave identical trajectories.
     """
-    out = sys.stdout if out is None else out
     results = run_all()
-    rows: list[tuple[str, ...]] = [("mode", "frames", "ticks", "dropped", "realized", "spring 0.06 s", "ball 0.01 s")]
+    print_report(results, out)
+    return not contract_violations(results)
+
+
+def print_report(results: list[ModeResult], out: TextIO | None = None) -> None:
+    """Print the table of ``results`` and the verdict, in ASCII (any stdout can show it).
+
+    Parameters
+    ----------
+    results : list of ModeResult
+        What ``run_all()`` returned.
+    out : text file, optional
+        Where to print; ``sys.stdout`` when omitted.
+    """
+    out = sys.stdout if out is None else out
+    rows: list[tuple[str, ...]] = [("mode", "frames", "ticks", "dropped", "realized",
+                                    "spring 0.06 s", "ball 0.01 s")]
     for r in results:
         speed = f"{r.realized_scale:.2f}x" if r.realized_scale else "-"
         name = r.name if r.checked else r.name + " *"
@@ -153,7 +169,7 @@ def run_demo(out: TextIO | None = None) -> bool:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(row, widths))), file=out)
+                        for i, (c, w) in enumerate(zip(row, widths, strict=True))), file=out)
     print(f"* shown, not checked. Compared: the steps due at ticks <= {TICKS}. realized: "
           "clock.realized_scale (last 0.5 s window of advance())", file=out)
     broken = contract_violations(results)
@@ -162,6 +178,5 @@ def run_demo(out: TextIO | None = None) -> bool:
         print(f"determinism contract: BROKEN: {', '.join(broken)} incomplete or differ from "
               f"{first}", file=out)
     else:
-        print("determinism contract: held — every pacing mode gave identical trajectories",
+        print("determinism contract: held - every pacing mode gave identical trajectories",
               file=out)
-    return not broken
