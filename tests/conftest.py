@@ -9,12 +9,23 @@ import pytest
 import cvcclock
 import oracle
 
+
+def core_state_fields(state):
+    """A core ClockState as the oracle's state tuple, for comparing the two."""
+    timers = tuple((t.timer, t.seq, t.period_ticks or 0, t.catch_up == "coalesce", t.anchor,
+                    t.due, t.pending, t.fired, t.paused) for t in state.timers)
+    return (state.config, state.mode, state.tick, state.bank, state.alpha, state.owed,
+            state.total_dropped, state.frame, state.window_wall, state.window_ticks,
+            state.realized, state.window_done, state.discontinuities, state.timer_seq, timers)
+
+
 CORE = SimpleNamespace(
     name="core",
     Clock=cvcclock.WorldClock,
     Config=cvcclock.ClockConfig,
     Follower=cvcclock.ClockFollower,
     ticks_per_step=cvcclock.ticks_per_step,
+    state_fields=core_state_fields,
 )
 ORACLE = SimpleNamespace(
     name="oracle",
@@ -22,6 +33,7 @@ ORACLE = SimpleNamespace(
     Config=oracle.ModelConfig,
     Follower=oracle.ModelFollower,
     ticks_per_step=oracle.model_ticks_per_step,
+    state_fields=lambda state: state,
 )
 
 

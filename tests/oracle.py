@@ -97,7 +97,8 @@ class ModelTimer:
         self.period = period
         self.anchor = clock.tick
         self.due = clock.tick + delay
-        self.seq = len(clock.timers)
+        self.seq = clock.timer_seq
+        clock.timer_seq += 1
         self.pending = 0
         self.fired = 0
         self.coalesce = catch_up == "coalesce"
@@ -155,6 +156,7 @@ class ModelClock:
     def __init__(self, config: ModelConfig | None = None) -> None:
         self._mode = Mode.LIVE
         self.discontinuities = 0
+        self.timer_seq = 0
         self.timers: list[ModelTimer] = []
         self.configure(config or ModelConfig())
 
@@ -305,6 +307,37 @@ class ModelClock:
         n, self.owed = self.owed, 0
         self.total_dropped += n
         return n
+
+    # -- state: the same fields, in the same order, as the core's ClockState --------------
+
+    def _live_timers(self) -> list[ModelTimer]:
+        return sorted((t for t in self.timers if t.state != ENDED), key=lambda t: t.seq)
+
+    def state(self) -> tuple:
+        timers = tuple((t, t.seq, t.period, t.coalesce, t.anchor, t.due, t.pending, t.fired,
+                        t.state == PAUSED) for t in self._live_timers())
+        return (self.config, self._mode, self.tick, self.bank, self.alpha, self.owed,
+                self.total_dropped, self.frame, self.window_wall, self.window_ticks,
+                self.realized, self.window_done, self.discontinuities, self.timer_seq, timers)
+
+    def restore(self, state: tuple) -> None:
+        *fields, timers = state
+        mine = {id(entry[0]) for entry in timers}
+        extra = [t for t in self._live_timers() if id(t) not in mine]
+        if extra:
+            raise ValueError(f"extra timers: {extra}")
+        config, self._mode, self.tick, self.bank, self.alpha, self.owed = fields[:6]
+        (self.total_dropped, self.frame, self.window_wall, self.window_ticks, self.realized,
+         self.window_done, saved_discontinuities, self.timer_seq) = fields[6:]
+        self.fixed_dt, self.scale = config.fixed_dt, config.scale
+        self.max_steps_per_advance = config.max_steps_per_advance
+        self.cap_scales_with_rate, self.lockstep_steps = (config.cap_scales_with_rate,
+                                                          config.lockstep_steps)
+        self.discontinuities = max(self.discontinuities, saved_discontinuities) + 1
+        for timer, seq, period, coalesce, anchor, due, pending, fired, paused in timers:
+            timer.seq, timer.period, timer.coalesce, timer.anchor = seq, period, coalesce, anchor
+            timer.due, timer.pending, timer.fired = due, pending, fired
+            timer.state = PAUSED if paused else SCHEDULED
 
     def seek_tick(self, n: int) -> None:
         if self.mode is not Mode.REPLAY:

@@ -1,9 +1,11 @@
 """Differential tests: the Cython core and the pure-Python oracle on the same random operations."""
 
-from conftest import CORE, ORACLE
+import dataclasses
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import CORE, ORACLE
 from cvcclock import Mode
 
 FIXED_DTS = [1e-6, 1 / 1000, 1 / 120, 0.01, 1 / 60, 0.05]
@@ -31,6 +33,8 @@ operations = st.one_of(
     st.tuples(st.just("advance_ticks"), st.integers(0, 50)),
     st.tuples(st.just("step_once"), st.none()),
     st.tuples(st.just("drop_owed"), st.none()),
+    st.tuples(st.just("state"), st.none()),
+    st.tuples(st.just("restore"), st.integers(0, 5)),
     st.tuples(st.just("seek_tick"), st.integers(0, 200)),
     st.tuples(st.just("follower"), st.sampled_from(STEP_MULTIPLES)),
     st.tuples(st.just("follower_at"),
@@ -67,6 +71,7 @@ class Run:
         self.clock = impl.Clock(impl.Config(**config))
         self.followers = []
         self.timers = []
+        self.states = []
         self.log = []
 
     def callback(self, name, raise_on):
@@ -117,6 +122,13 @@ class Run:
             return clock.step_once()
         elif op == "drop_owed":
             return ("dropped", clock.drop_owed())
+        elif op == "state":
+            self.states.append(clock.state())
+        elif op == "restore" and self.states:
+            try:
+                clock.restore(self.states[-1 - arg % len(self.states)])
+            except ValueError:
+                return "refused"
         elif op == "seek_tick":
             try:
                 clock.seek_tick(arg)
@@ -151,6 +163,13 @@ class Run:
             getattr(self.timers[arg % len(self.timers)], op)()
         return None
 
+    def clock_state(self):
+        """The state's fields, the config as a dict and each timer by its schedule."""
+        fields = self.impl.state_fields(self.clock.state())
+        config, *rest, timers = fields
+        return (dataclasses.asdict(config) if dataclasses.is_dataclass(config)
+                else config._asdict(), *rest, [t[1:] for t in timers])
+
     def timer_states(self):
         return [(t.active, t.paused, t.next_tick, t.fired, t.period_ticks) for t in self.timers]
 
@@ -181,4 +200,5 @@ def test_core_and_oracle_agree_on_random_operations(config, ops):
         assert core.clock.t == model.clock.t
         assert core.log == model.log, (op, arg)
         assert core.timer_states() == model.timer_states(), (op, arg)
+        assert core.clock_state() == model.clock_state(), (op, arg)
         assert core.clock.next_due_tick == model.clock.next_due_tick

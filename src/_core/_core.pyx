@@ -5,9 +5,11 @@ One module, its source split by concept into the .pxi files included below; each
 class declares its fields beside its code (nothing cimports this module, so no .pxd).
 """
 
+import copy
 import enum
 import numbers
 import operator
+import pickle
 import sys
 import threading
 import weakref
@@ -22,6 +24,7 @@ from libc.stdint cimport int64_t
 cdef class WorldClock
 cdef class Timer
 cdef class Presentation
+cdef class ClockState
 
 include "checks.pxi"
 include "config.pxi"
@@ -30,3 +33,4 @@ include "clock.pxi"
 include "follower.pxi"
 include "timers.pxi"
 include "presentation.pxi"
+include "state.pxi"

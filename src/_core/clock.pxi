@@ -464,6 +464,45 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         _realign_timers(self)
         self._notify()
 
+    # -- state -----------------------------------------------------------------------------
+
+    def state(self):
+        """Everything that decides this clock's future, as an immutable ``ClockState``.
+
+        The configuration, mode, tick, bank, alpha, owed quanta, counters, the realized-speed
+        window and each scheduled or paused timer's schedule. ``restore`` puts it back.
+        """
+        return _take_state(self)
+
+    def restore(self, state, /):
+        """Put the clock back exactly as it was when ``state`` was taken, in any mode.
+
+        Counts one discontinuity: followers' next ``take`` returns 0 and resynchronises
+        them to the restored tick. Timers are matched to their handles by identity; a
+        state whose timers differ from the clock's live ones (made by another clock, or
+        timers made since and still live here) is refused with a ValueError naming them,
+        and nothing changes. Timers that ended since the state was taken live again.
+        """
+        self._check_can_advance()
+        _check_restorable(self, state, False)
+        cdef ClockState s = <ClockState>state
+        _put_state(self, s, max(self._discontinuities, s.discontinuities) + 1)
+
+    def __reduce__(self):
+        # The state goes in the third slot so that timers referring back to this clock
+        # find it already made (pickle and deepcopy handle the cycle that way).
+        return (_new_clock, (type(self),), _take_state(self))
+
+    def __setstate__(self, state):
+        """Fill a clock being unpickled or deep-copied; a copy is exact, discontinuities too."""
+        self._check_can_advance()
+        _check_restorable(self, state, True)
+        _put_state(self, <ClockState>state, (<ClockState>state).discontinuities)
+
+    def __copy__(self):
+        raise TypeError("a shallow copy of a WorldClock would share its timers; "
+                        "use copy.deepcopy, or state() and restore()")
+
     # -- timers ----------------------------------------------------------------------------
 
     def every(self, interval, callback, *, catch_up="each"):

@@ -105,6 +105,42 @@ cdef class Timer:
         else:
             _schedule(self._clock, self, due)
 
+    def __reduce_ex__(self, protocol):
+        # Say which callback stops a clock from pickling, rather than pickle's bare error.
+        try:
+            pickle.dumps(self.callback, protocol)
+        except Exception as exc:
+            raise pickle.PicklingError(
+                f"cannot pickle {self!r}: its callback {self.callback!r} does not pickle "
+                f"({type(exc).__name__}: {exc})") from exc
+        return (_new_timer, (), (self._clock, self.callback))
+
+    def __setstate__(self, state):
+        """Fill a bare handle being unpickled; its clock's state sets its schedule."""
+        if not (isinstance(state, tuple) and len(state) == 2
+                and isinstance(state[0], WorldClock) and callable(state[1])):
+            raise TypeError(f"a Timer state is (WorldClock, callable), got {state!r}")
+        clock, callback = state
+        # Only a bare handle, or one its clock's __setstate__ adopted first (a Timer pickled
+        # on its own), takes a state: a live handle never changes clock or callback.
+        if self.callback is not None or self._clock not in (None, clock):
+            raise TypeError("only a Timer being unpickled can be given a state")
+        self._clock = clock
+        self.callback = callback
+
+    def __deepcopy__(self, memo):
+        cdef Timer t = Timer.__new__(Timer)
+        memo[id(self)] = t
+        t.callback = copy.deepcopy(self.callback, memo)
+        if self._clock is not None:
+            clock = copy.deepcopy(self._clock, memo)   # adopts t if it is live there
+            if t._clock is None:
+                t._clock = clock                       # an ended timer: inert on the copy
+        return t
+
+    def __copy__(self):
+        raise TypeError("a Timer handle cannot be copied; copy its clock with copy.deepcopy")
+
     def __repr__(self):
         state = ("active", "paused", "ended")[self._state]
         return (f"<Timer {state} period_ticks={self.period_ticks} next_tick={self.next_tick} "

@@ -8,14 +8,15 @@ stamped by tick, never of the wall clock.
 from cvcclock._core import (
     ClockConfig,
     ClockFollower,
+    ClockState,
     Mode,
     Presentation,
     StepResult,
     Timer,
+    TimerState,
     WorldClock,
     ticks_per_step,
 )
-
 from cvcclock._version import __version__
 from cvcclock.binding import IgnoredControl, WorldClockBinding, WorldClockKeys
 from cvcclock.loop import FrameDriver, FrameLoop, PacingStats
@@ -24,10 +25,12 @@ from cvcclock.threads import SimThread, SimWorld
 __all__ = [
     "ClockConfig",
     "ClockFollower",
+    "ClockState",
     "Mode",
     "Presentation",
     "StepResult",
     "Timer",
+    "TimerState",
     "WorldClock",
     "ticks_per_step",
     "IgnoredControl",

@@ -1,0 +1,281 @@
+# The clock's state as a value: state() takes it, restore() puts it back, pickle and deepcopy
+# carry it. Called once per keyframe, never per quantum, so it is written for clarity.
+
+cdef class TimerState:
+    """One timer's schedule inside a ``ClockState``: an immutable value.
+
+    Attributes
+    ----------
+    timer : Timer
+        The handle it belongs to; ``restore`` matches timers by this identity.
+    seq : int
+        Creation order on its clock, the tie-break between timers due at one tick.
+    period_ticks : int or None
+        The period in quanta; None for a one-shot.
+    catch_up : str
+        ``"each"`` or ``"coalesce"``.
+    anchor : int
+        The tick it was made at: it falls due at ``anchor + m * period``.
+    due : int
+        The tick it falls due at next (or would, once resumed).
+    pending : int
+        Coalesce: the intervals carried to ``due``, reported when it fires there.
+    fired : int
+        Callback calls so far.
+    paused : bool
+        Whether it is paused.
+    """
+
+    cdef readonly Timer timer
+    cdef readonly int64_t seq
+    cdef int64_t _period
+    cdef bint _coalesce
+    cdef readonly int64_t anchor
+    cdef readonly int64_t due
+    cdef readonly int64_t pending
+    cdef readonly int64_t fired
+    cdef readonly bint paused
+
+    def __init__(self):
+        raise TypeError("TimerState values are made by WorldClock.state()")
+
+    @property
+    def period_ticks(self):
+        """The period in quanta; None for a one-shot."""
+        return self._period if self._period else None
+
+    @property
+    def catch_up(self):
+        """``"each"`` or ``"coalesce"``."""
+        return _CATCH_UPS[self._coalesce]
+
+    def _schedule(self):
+        return (self.seq, self._period, self._coalesce, self.anchor, self.due, self.pending,
+                self.fired, self.paused)
+
+    def __eq__(self, other):
+        # A value: equal schedules are equal, whichever handles (or clocks) they belong to.
+        if not isinstance(other, TimerState):
+            return NotImplemented
+        return self._schedule() == (<TimerState>other)._schedule()
+
+    def __hash__(self):
+        return hash(self._schedule())
+
+    def __repr__(self):
+        return (f"TimerState(seq={self.seq}, period_ticks={self.period_ticks}, "
+                f"catch_up={self.catch_up!r}, anchor={self.anchor}, due={self.due}, "
+                f"pending={self.pending}, fired={self.fired}, paused={self.paused})")
+
+    def __copy__(self):
+        return self
+
+    def __reduce__(self):
+        return (_timer_state_from_fields, (self.timer,) + self._schedule())
+
+
+def _timer_state_from_fields(timer, seq, period, coalesce, anchor, due, pending, fired, paused):
+    """Unpickle a TimerState; the fields come from a TimerState's own __reduce__."""
+    return _timer_state(timer, seq, period, coalesce, anchor, due, pending, fired, paused)
+
+
+cdef TimerState _timer_state(Timer timer, int64_t seq, int64_t period, bint coalesce,
+                             int64_t anchor, int64_t due, int64_t pending, int64_t fired,
+                             bint paused):
+    cdef TimerState ts = TimerState.__new__(TimerState)
+    ts.timer, ts.seq, ts._period, ts._coalesce = timer, seq, period, coalesce
+    ts.anchor, ts.due, ts.pending, ts.fired, ts.paused = anchor, due, pending, fired, paused
+    return ts
+
+
+cdef class ClockState:
+    """Everything that decides a clock's future, as an immutable value: ``WorldClock.state()``.
+
+    Equal states make equal futures: the same calls on clocks restored from equal states
+    return equal results. Equality compares every field but ``discontinuities`` (which
+    only tells followers to resynchronise, and which ``restore`` itself counts), and
+    compares timers by their schedules, not their handles. It pickles when its timers'
+    callbacks pickle.
+
+    Attributes
+    ----------
+    config : ClockConfig
+        The configuration, including values set on their own.
+    mode : Mode
+    tick : int
+    bank : float
+        Wall time banked, in quanta: the fraction of a quantum not yet run.
+    alpha : float
+    owed : int
+        Quanta granted but not yet run (a timer callback raised).
+    total_dropped : int
+    frame : int
+    window_wall, window_ticks, realized, window_done
+        The realized-speed window: wall seconds and quanta so far, the last completed
+        window's figure, and whether one has completed.
+    discontinuities : int
+        The clock's discontinuity count when the state was taken.
+    timer_seq : int
+        The creation order the next timer will get.
+    timers : tuple of TimerState
+        The scheduled and paused timers, in creation order.
+    """
+
+    cdef readonly ClockConfig config
+    cdef readonly object mode
+    cdef readonly int64_t tick
+    cdef readonly double bank
+    cdef readonly double alpha
+    cdef readonly int64_t owed
+    cdef readonly int64_t total_dropped
+    cdef readonly int64_t frame
+    cdef readonly double window_wall
+    cdef readonly int64_t window_ticks
+    cdef readonly double realized
+    cdef readonly bint window_done
+    cdef readonly int64_t discontinuities
+    cdef readonly int64_t timer_seq
+    cdef readonly tuple timers
+
+    def __init__(self):
+        raise TypeError("ClockState values are made by WorldClock.state()")
+
+    def _fields(self):
+        return (self.config, self.mode, self.tick, self.bank, self.alpha, self.owed,
+                self.total_dropped, self.frame, self.window_wall, self.window_ticks,
+                self.realized, self.window_done, self.discontinuities, self.timer_seq,
+                self.timers)
+
+    def _value(self):
+        """The fields equality compares: all but ``discontinuities``."""
+        fields = self._fields()
+        return fields[:12] + fields[13:]
+
+    def __eq__(self, other):
+        if not isinstance(other, ClockState):
+            return NotImplemented
+        return self._value() == (<ClockState>other)._value()
+
+    def __hash__(self):
+        return hash(self._value())
+
+    def __repr__(self):
+        if self.config is None:
+            return "<ClockState empty: not made by WorldClock.state()>"
+        return (f"<ClockState tick={self.tick} mode={self.mode.value!r} bank={self.bank!r} "
+                f"owed={self.owed} timers={len(self.timers)}>")
+
+    def __copy__(self):
+        return self
+
+    def __reduce__(self):
+        return (_clock_state_from_fields, self._fields())
+
+
+def _clock_state_from_fields(config, mode, tick, bank, alpha, owed, total_dropped, frame,
+                             window_wall, window_ticks, realized, window_done,
+                             discontinuities, timer_seq, timers):
+    """Unpickle a ClockState; the fields come from a ClockState's own __reduce__."""
+    cdef ClockState s = ClockState.__new__(ClockState)
+    s.config, s.mode, s.tick, s.bank, s.alpha = config, Mode(mode), tick, bank, alpha
+    s.owed, s.total_dropped, s.frame = owed, total_dropped, frame
+    s.window_wall, s.window_ticks, s.realized = window_wall, window_ticks, realized
+    s.window_done, s.discontinuities, s.timer_seq = window_done, discontinuities, timer_seq
+    s.timers = tuple(timers)
+    if not all(isinstance(t, TimerState) for t in s.timers):
+        raise TypeError(f"timers must be TimerState values, got {timers!r}")
+    return s
+
+
+cdef list _live_timers(WorldClock clock):
+    """The clock's scheduled and paused timers, in creation order."""
+    cdef list live = [(<tuple>e)[3] for e in clock._heap if _entry_is_live(e)]
+    if clock._paused_timers is not None:
+        live.extend(clock._paused_timers)
+    live.sort(key=_timer_seq_of)
+    return live
+
+
+def _timer_seq_of(Timer timer):
+    return timer._seq
+
+
+cdef ClockState _take_state(WorldClock clock):
+    cdef ClockState s = ClockState.__new__(ClockState)
+    cdef Timer t
+    s.config, s.mode, s.tick = clock.config, _MODES[clock._mode], clock._tick
+    s.bank, s.alpha, s.owed = clock._bank, clock._alpha, clock._owed
+    s.total_dropped, s.frame = clock._total_dropped, clock._frame
+    s.window_wall, s.window_ticks = clock._window_wall, clock._window_ticks
+    s.realized, s.window_done = clock._realized, clock._window_done
+    s.discontinuities, s.timer_seq = clock._discontinuities, clock._timer_seq
+    s.timers = tuple([_timer_state(t, t._seq, t._period, t._coalesce, t._anchor, t._due,
+                                   t._pending, t.fired, t._state == TIMER_PAUSED)
+                      for t in _live_timers(clock)])
+    return s
+
+
+cdef int _check_restorable(WorldClock clock, object state, bint adopt) except -1:
+    """Refuse, naming them, a state whose timers are not exactly the clock's live timers.
+
+    With ``adopt`` (unpickling, deepcopy) a bare timer handle, not yet given a clock, is the
+    clock's own."""
+    if not isinstance(state, ClockState) or (<ClockState>state).config is None:
+        raise TypeError(f"state must be a ClockState made by WorldClock.state(), got {state!r}")
+    cdef ClockState s = <ClockState>state
+    cdef TimerState ts
+    for ts in s.timers:
+        if ts.timer is None:
+            raise TypeError(f"state holds a TimerState not made by WorldClock.state(): {ts!r}")
+    mine = {id(ts.timer) for ts in s.timers}
+    missing = [ts.timer for ts in s.timers
+               if ts.timer._clock is not clock and not (adopt and ts.timer._clock is None)]
+    extra = [t for t in _live_timers(clock) if id(t) not in mine]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"missing (made by another clock): {missing!r}")
+        if extra:
+            parts.append(f"extra (live here, not in the state; cancel them first): {extra!r}")
+        raise ValueError("the state's timers are not this clock's timers: " + "; ".join(parts))
+    return 0
+
+
+cdef int _put_state(WorldClock clock, ClockState s, int64_t discontinuities) except -1:
+    """Set every field from ``s`` and reschedule its timers; the caller checked it fits."""
+    cdef ClockConfig cfg = s.config
+    cdef TimerState ts
+    cdef Timer t
+    clock._fixed_dt, clock._scale, clock._max_steps = cfg.fixed_dt, cfg.scale, cfg.max_steps_per_advance
+    clock._cap_scales, clock._lockstep_steps = cfg.cap_scales_with_rate, cfg.lockstep_steps
+    clock._mode = _mode_index(s.mode)
+    clock._tick, clock._bank, clock._alpha, clock._owed = s.tick, s.bank, s.alpha, s.owed
+    clock._total_dropped, clock._frame = s.total_dropped, s.frame
+    clock._window_wall, clock._window_ticks = s.window_wall, s.window_ticks
+    clock._realized, clock._window_done = s.realized, s.window_done
+    clock._discontinuities, clock._timer_seq = discontinuities, s.timer_seq
+    clock._heap, clock._stale, clock._paused_timers = [], 0, None
+    for ts in s.timers:
+        t = ts.timer
+        t._clock, t._seq, t._period, t._coalesce = clock, ts.seq, ts._period, ts._coalesce
+        t._anchor, t._pending, t.fired = ts.anchor, ts.pending, ts.fired
+        if ts.paused:
+            t._due, t._state = ts.due, TIMER_PAUSED
+            t._gen += 1
+            if clock._paused_timers is None:
+                clock._paused_timers = weakref.WeakSet()
+            clock._paused_timers.add(t)
+        else:
+            _schedule(clock, t, ts.due)
+    clock._notify()
+    return 0
+
+
+def _new_clock(cls):
+    """Unpickle a WorldClock: a bare instance, filled by ``__setstate__``."""
+    return cls.__new__(cls)
+
+
+def _new_timer():
+    """Unpickle a Timer: a bare handle, filled by its own and its clock's ``__setstate__``."""
+    return Timer.__new__(Timer)
