@@ -19,9 +19,11 @@ applies an input itself, so it cannot apply one at the wrong step.
   inputs at its own steps.
 
 The default state hash, :func:`default_state_hash`, is blake2b (16 bytes) of the snapshot's
-pickle (protocol 4): it is stable across processes and platforms for snapshots built of
-tuples, lists, dicts, numbers, str and bytes; not for sets (their order follows the salted
-``hash()``) or objects whose pickle is not canonical. Pass ``state_hash`` for anything else.
+pickle (protocol 4, without the memo, so that equal states hash equal whichever of their
+parts are shared objects): it is stable across processes and platforms for snapshots built
+of tuples, lists, dicts, numbers, str, bytes and numpy arrays; not for sets (their order
+follows the salted ``hash()``) or objects whose pickle is not canonical. Pass ``state_hash``
+for anything else.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import hashlib
+import io
 import pickle
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -79,20 +82,28 @@ class World(Protocol):
 
 
 def default_state_hash(snapshot: object) -> str:
-    """The default state hash: blake2b (16 bytes, hex) of ``pickle.dumps(snapshot, 4)``.
+    """The default state hash: blake2b (16 bytes, hex) of the snapshot's pickle.
+
+    The pickle is protocol 4 without its memo (``Pickler.fast``): with the memo, the bytes
+    would depend on which equal objects are one object (a name interned in the recording,
+    two copies read from the trace), and equal states would hash apart.
 
     Parameters
     ----------
     snapshot : object
-        A world's snapshot (tuples, lists, dicts, numbers, str, bytes hash the same in every
-        process and on every platform).
+        A world's snapshot, without cycles (tuples, lists, dicts, numbers, str, bytes and
+        numpy arrays hash the same in every process and on every platform; sets do not).
 
     Returns
     -------
     str
         32 hex digits.
     """
-    return hashlib.blake2b(pickle.dumps(snapshot, protocol=4), digest_size=16).hexdigest()
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=4)
+    pickler.fast = True
+    pickler.dump(snapshot)
+    return hashlib.blake2b(buffer.getvalue(), digest_size=16).hexdigest()
 
 
 @dataclasses.dataclass(frozen=True)
