@@ -299,6 +299,16 @@ class InputFollower:
         i = bisect.bisect_right(self._keyframe_ticks, tick)
         return self._keyframes[self._keyframe_ticks[max(i - 1, 0)]]
 
+    def _clock_state_at_or_before(self, tick: int) -> ClockState:
+        """The latest clock state at or before ``tick`` kept in a keyframe (the start's, at
+        the earliest). A keyframe taken in a batch holds the clock at the batch's end, after
+        the keyframe's own tick: such states are passed over."""
+        for i in range(bisect.bisect_right(self._keyframe_ticks, tick) - 1, 0, -1):
+            state = self._keyframes[self._keyframe_ticks[i]].clock
+            if state.tick <= tick:
+                return state
+        return self._keyframes[self._keyframe_ticks[0]].clock
+
     def _restore(self, keyframe: Keyframe) -> None:
         """Put the world back to ``keyframe``; forget the keyframes after it."""
         self.world.restore(keyframe.snapshot)
@@ -594,9 +604,9 @@ class Replayer(_Run):
         self.follower._hooks.append(self._check_hash)
 
     @property
-    def checked(self) -> int:
-        """The ticks whose recorded state hash has been compared, each counted once."""
-        return len(self._checked)
+    def checked(self) -> frozenset[int]:
+        """The ticks whose recorded state hash has been compared (re-simulated ones once)."""
+        return frozenset(self._checked)
 
     @property
     def done(self) -> bool:
@@ -639,16 +649,18 @@ class Replayer(_Run):
         if target < clock.tick:
             self._restore_clock(target)
         ran = self.pump()   # steps already due run before the clock moves
+        period = self.follower.period
         while clock.tick < target:
-            nxt = (clock.tick // self.follower.period + 1) * self.follower.period
+            # To the world's next step in one call (the clock may be behind its keyframe),
+            # then a step at a time, so new keyframes hold the clock at their own tick.
+            nxt = max((self.follower.tick // period + 1) * period, clock.tick + 1)
             clock.advance_ticks(min(nxt, target) - clock.tick)
             ran += self.pump()
         return ran
 
     def _restore_clock(self, target: int) -> None:
         """Restore the latest clock state at or before ``target``; resync every follower."""
-        states = [k.clock for k in self.follower.keyframes if k.clock.tick <= target]
-        self._clock.restore(states[-1])   # the start keyframe's is at the start tick
+        self._clock.restore(self.follower._clock_state_at_or_before(target))
         self._clock.mode = Mode.REPLAY
         for follower in self._log.followers:
             follower._resync(target)
