@@ -7,8 +7,12 @@ Group ``timer-fire``: every row makes the same F = 10,000 firings of the same no
 ``cb(*args)``, in the same run, so a median divided by 10,000 is the cost of one firing:
 
 * ``floor``: the bare Python call ``cb(i)`` 10,000 times in a ``for`` loop;
+* ``floor-from-C``: the same calls made from C, ``deque(map(cb, range(10_000)), 0)``: the
+  goal is a firing costs at most this plus one empty builtin call;
 * ``cvcclock``: one ``every_ticks(1, cb)`` timer, one ``advance_ticks(10_000)``;
   ``cvcclock-100x100``: 100 ``every_ticks(100, cb)`` timers, the same advance;
+  ``cvcclock-1e5-staggered``: 10**5 timers of period 10**5, one due at each quantum, so
+  every firing moves a timer through a queue of 10**5 (goal: within 1.5x of one timer);
 * ``pyglet``: ``pyglet.clock.Clock`` on a fake time function, ``schedule_interval(cb, 0.01)``,
   then 10,000 times ``t += 0.01; clock.tick()``: pyglet fires an interval at most once a
   tick, so this is how its users drive it. It is deterministic: pyglet reschedules a fired
@@ -35,6 +39,8 @@ test_bench_clock.py. Every row has the same fixed 2000 rounds of 100 calls (auto
 calibration picked different iteration counts per row, which skews single calls), so a
 median is the time of one call.
 """
+
+from collections import deque
 
 import pyglet.clock
 import pytest
@@ -63,6 +69,21 @@ def floor(cb):
         for i in range(FIRINGS):
             cb(i)
     return run
+
+
+def floor_from_c(cb):
+    return lambda: deque(map(cb, range(FIRINGS)), 0)
+
+
+def cvcclock_staggered(timers):
+    def make(cb):
+        clock = new_clock()
+        for _ in range(timers):          # made at tick i, first due at i + timers: one a tick
+            clock.every_ticks(timers, cb)
+            clock.advance_ticks(1)
+        clock.advance_ticks(timers - clock.tick)
+        return lambda: clock.advance_ticks(FIRINGS)
+    return make
 
 
 def cvcclock(timers, period):
@@ -101,7 +122,9 @@ def simpy_env(processes, delay):
     return make
 
 
-FIRE = {"floor": floor, "cvcclock": cvcclock(1, 1), "cvcclock-100x100": cvcclock(100, 100),
+FIRE = {"floor": floor, "floor-from-C": floor_from_c, "cvcclock": cvcclock(1, 1),
+        "cvcclock-100x100": cvcclock(100, 100),
+        "cvcclock-1e5-staggered": cvcclock_staggered(10**5),
         "pyglet": pyglet_clock, "simpy": simpy_env(1, DT), "simpy-100x100": simpy_env(100, 1.0)}
 
 

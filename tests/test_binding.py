@@ -3,12 +3,14 @@
 import math
 from collections import UserDict
 
+import numpy as np
 import pytest
 
 import cvcclock
 from cvcclock import ClockConfig, ClockFollower, Mode, StepResult, WorldClock
 from cvcclock import binding as binding_module
-from cvcclock.binding import IgnoredControl, WorldClockBinding, WorldClockKeys
+from cvcclock import keys as keys_module
+from cvcclock.binding import IgnoredControl, TreeWriteError, WorldClockBinding, WorldClockKeys
 
 CONTROLS = ("speed", "paused", "mode", "lockstep_steps", "step")
 TELEMETRY = ("time", "tick", "fixed_dt", "realized_speed", "dropped")
@@ -79,6 +81,13 @@ def test_an_empty_key_turns_its_lane_off(lane, off):
     assert clock.scale == 1.0 and clock.mode is Mode.LIVE     # never read
     assert clock.lockstep_steps == 1 and clock.tick == 4
     assert binding.ignored == 0
+
+
+def test_one_telemetry_lane_alone_is_published():
+    tree, clock, binding = make(keys=WorldClockKeys(tick="t"))
+    assert tree == {"t": 0}
+    binding.drive(0.03)
+    assert tree == {"t": 3}
 
 
 def test_all_lanes_off_writes_nothing():
@@ -465,17 +474,28 @@ BAD_VALUES = [
     ("mode", 1, "not a mode"),
     ("mode", None, "not a mode"),
     ("paused", "maybe", "not a bool"),
-    ("paused", 2, "not a bool"),
-    ("paused", None, "not a bool"),
+    ("paused", 2, "paused must be <= 1, got 2"),
+    ("paused", -1, "paused must be >= 0, got -1"),
+    ("paused", None, "paused must be a bool, got None"),
+    ("paused", 1.0, "paused must be a bool, got 1.0"),
     ("lockstep_steps", 0, "lockstep_steps must be >= 1, got 0"),
     ("lockstep_steps", -3, "lockstep_steps must be >= 1, got -3"),
     ("lockstep_steps", 2**61, f"lockstep_steps must be <= 4294967296, got {2**61}"),
-    ("lockstep_steps", 1.5, "not a whole number"),
-    ("lockstep_steps", "many", "not an integer"),
+    ("lockstep_steps", 1.5, "lockstep_steps must be an integer, got 1.5"),
+    ("lockstep_steps", "many", "lockstep_steps must be an integer, got 'many'"),
     ("lockstep_steps", 2**70, "must be <= 4294967296"),
-    ("step", "next", "not an integer"),
-    ("step", 1.5, "not a whole number"),
-    ("step", True, "bool"),
+    ("step", "next", "step must be an integer, got 'next'"),
+    ("step", 1.5, "step must be an integer, got 1.5"),
+    ("step", math.inf, "step must be an integer, got inf"),
+    ("step", True, "step must be an integer, got True"),
+    # 10**400 anywhere is a ValueError naming the lane, never a bare OverflowError.
+    ("speed", 10**400, "scale must be finite, got 1000"),
+    ("speed", "1e400", "scale must be finite"),
+    ("paused", 10**400, "paused must be <= 1, got 1000"),
+    ("lockstep_steps", 10**400, "lockstep_steps must be <= 4294967296, got 1000"),
+    ("lockstep_steps", 1e300, "lockstep_steps must be <= 4294967296, got 1000"),
+    ("step", 10**400, f"step must be <= {2**62}, got 1000"),
+    ("step", str(10**400), f"step must be <= {2**62}, got 1000"),
 ]
 
 
@@ -498,13 +518,16 @@ def test_a_bad_control_value_is_ignored_and_counted_once(lane, value, why):
 
 def test_a_step_increment_past_the_tick_bound_is_ignored_not_raised_into_a_frame():
     tree, clock, binding = make()
+    clock.mode = "replay"
+    clock.seek_tick(2**62 - 10)
     tree["sim.mode"] = "stepping"
-    for i in range(1, 4):
-        tree["sim.step"] = i * 2**61          # the third would take the tick past 2**62
-        binding.drive(0.0)
-    assert clock.tick == 2**62 and binding.ignored == 1
+    tree["sim.step"] = 11                     # would take the tick past 2**62
+    binding.drive(0.0)
+    assert clock.tick == 2**62 - 10 and binding.ignored == 1
     key, value, reason = binding.last_ignored
-    assert key == "sim.step" and value == 3 * 2**61 and "past 2**62" in reason
+    assert key == "sim.step" and value == 11 and "past 2**62" in reason
+    tree["sim.step"] = 10                     # the counter kept its last good value, 0
+    assert binding.drive(0.0).steps == 10 and clock.tick == 2**62
     with pytest.raises(ValueError, match="past 2"):
         binding.request_steps(1)              # a direct call may raise; a frame never does
 
@@ -643,8 +666,20 @@ def test_a_raising_timer_keeps_the_clock_owing_and_nothing_is_lost():
     binding.request_steps(3)
     with pytest.raises(KeyError):
         binding.drive(0.0)
-    assert clock.tick == 2
-    assert binding.drive(0.0).last_tick == 3     # the clock ran what it still owed
+    assert (clock.tick, clock.owed, binding.queued_steps) == (2, 1, 1)
+    r = binding.drive(0.0)                       # the interrupted step runs, in stepping mode
+    assert (r.first_tick, r.steps, clock.owed, binding.queued_steps) == (2, 1, 0, 0)
+    assert binding.drive(0.0).steps == 0         # and only once
+
+
+def test_steps_a_raising_timer_interrupted_run_once_in_live_mode_too():
+    tree, clock, binding = make()
+    clock.after_ticks(2, lambda tick: 1 / 0)
+    binding.request_steps(5)
+    with pytest.raises(ZeroDivisionError):
+        binding.drive(0.0)
+    r = binding.drive(0.0)            # a live advance would run the owed too: not twice
+    assert (r.first_tick, r.steps, clock.tick, clock.owed) == (2, 3, 5, 0)
 
 
 # -- determinism ---------------------------------------------------------------------------
@@ -734,3 +769,221 @@ def test_drive_inside_presenting_applies_nothing():
     assert (clock.scale, clock.tick, binding.ignored) == (1.0, 0, 0)
     binding.drive(0.02)  # the change is still pending, and applies on the next frame
     assert (clock.scale, clock.tick) == (2.0, 4)
+
+
+# -- a tree that fails mid-frame -----------------------------------------------------------
+
+
+class TreeBroke(Exception):
+    """What a failing host tree raises."""
+
+
+class FlakyTree(UserDict):
+    """A host tree that raises once, at one operation on one key, when armed.
+
+    Its ``get`` asks ``__contains__`` then ``__getitem__``, so both are on a drive's path.
+    """
+
+    def __init__(self):
+        self.armed = None    # (operation, key), cleared when it fires
+        self.fired = 0
+        super().__init__()
+
+    def _maybe_fail(self, operation, key):
+        if self.armed == (operation, key):
+            self.armed = None
+            self.fired += 1
+            raise TreeBroke(f"{operation} {key}")
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def __contains__(self, key):
+        self._maybe_fail("contains", key)
+        return super().__contains__(key)
+
+    def __getitem__(self, key):
+        self._maybe_fail("getitem", key)
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value):
+        self._maybe_fail("setitem", key)
+        super().__setitem__(key, value)
+
+
+HOST_FRAMES = {
+    1: {"sim.speed": 2.0, "sim.step": 1},
+    2: {"sim.paused": True, "sim.step": 3},                  # paused, yet the steps run
+    3: {"sim.paused": False, "sim.mode": "lockstep", "sim.lockstep_steps": 3},
+    4: {"sim.speed": "fast", "sim.lockstep_steps": 0},      # both ignored
+    5: {"sim.speed": 0, "sim.step": 4},                      # speed 0 pauses lockstep too
+    6: {"sim.speed": 1.5, "sim.mode": "live", "sim.paused": "true"},
+    7: {"sim.paused": 0, "sim.step": 6},
+    9: {"sim.step": 2, "sim.speed": 3.0},                    # after frame 8's reseeding
+    10: {"sim.mode": "stepping", "sim.step": 5},
+}
+SEED_FRAME = 8             # the host deletes every control key: the drive seeds them again
+FRAMES = 12
+
+
+def host_frame(tree, binding, frame):
+    """What the host does before frame ``frame``'s drive, the same in every run."""
+    tree.update(HOST_FRAMES.get(frame, {}))
+    if frame in (3, 7):
+        binding.request_steps(2)
+    if frame == SEED_FRAME:
+        for name in CONTROLS:
+            del tree["sim." + name]
+
+
+def state(tree, clock, binding):
+    return (clock.tick, clock.mode, clock.scale, clock.lockstep_steps, clock.alpha,
+            binding.queued_steps, binding.ignored, binding.last_ignored, dict(tree.data))
+
+
+def run_frames(fail_at=None, point=None):
+    """Drive FRAMES frames; at frame ``fail_at`` the tree fails at ``point`` (op, key).
+
+    A read failure must change nothing, so the frame is driven again; a write failure must
+    not lose the frame, so its result is the error's. Returns what each frame left.
+    """
+    tree = FlakyTree()
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    binding = WorldClockBinding(tree, clock)
+    out = []
+    for frame in range(FRAMES):
+        host_frame(tree, binding, frame)
+        if frame == fail_at:
+            tree.armed = point
+        before = state(tree, clock, binding)
+        try:
+            result = binding.drive(1 / 60)
+        except TreeBroke:
+            assert point[0] != "setitem"
+            assert state(tree, clock, binding) == before   # a failed read changed nothing
+            result = binding.drive(1 / 60)
+        except TreeWriteError as exc:
+            assert point[0] == "setitem" and exc.failures[0][0] == point[1]
+            assert isinstance(exc.__cause__, TreeBroke) and len(exc.failures) == 1
+            result = exc.result
+        assert tree.armed is None, "the failure point was never reached"
+        out.append((result, clock.tick, binding.queued_steps, clock.mode, clock.scale,
+                    clock.lockstep_steps, binding.ignored))
+    binding.drive(0.0)      # a clean frame rewrites whatever a failure left unwritten
+    out.append(state(tree, clock, binding))
+    return out, tree.fired
+
+
+READ_POINTS = [(op, "sim." + name) for name in CONTROLS for op in ("contains", "getitem")]
+TELEMETRY_POINTS = [("setitem", "sim." + name) for name in TELEMETRY]
+SEED_POINTS = [("setitem", "sim." + name) for name in CONTROLS]
+
+
+# Every read and write of every frame; frame 8's missing keys are asked about, never got.
+FAILURES = [(point, frame) for point in READ_POINTS + TELEMETRY_POINTS for frame in range(FRAMES)
+            if not (point[0] == "getitem" and frame == SEED_FRAME)]
+
+
+@pytest.mark.parametrize("point, fail_at", FAILURES,
+                         ids=[f"{op} {key} frame {frame}" for (op, key), frame in FAILURES])
+def test_a_tree_failing_mid_frame_loses_nothing_and_does_nothing_twice(point, fail_at):
+    clean, _ = run_frames()
+    assert clean[SEED_FRAME + 1][0].steps > 0 and clean[-1][6] == 2   # the script does work
+    failing, fired = run_frames(fail_at, point)
+    assert fired == 1
+    assert failing == clean
+
+
+@pytest.mark.parametrize("point", SEED_POINTS, ids=" ".join)
+def test_a_tree_refusing_a_seed_loses_nothing_and_the_key_is_seeded_again(point):
+    clean, _ = run_frames()
+    failing, fired = run_frames(SEED_FRAME, point)
+    assert fired == 1
+    assert failing == clean
+
+
+def test_a_failed_read_keeps_the_measured_wall_time(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(binding_module, "perf_counter", lambda: now[0])
+    tree = FlakyTree()
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    binding = WorldClockBinding(tree, clock)
+    binding.drive()
+    now[0] += 0.05
+    tree.armed = ("getitem", "sim.step")
+    with pytest.raises(TreeBroke):
+        binding.drive()
+    now[0] += 0.02
+    assert binding.drive().steps == 7 and clock.tick == 7   # the 0.05 s was not lost
+
+
+def test_a_tree_write_error_says_what_was_refused_and_carries_the_frame():
+    tree = FlakyTree()
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    binding = WorldClockBinding(tree, clock)
+    tree.armed = ("setitem", "sim.tick")
+    with pytest.raises(TreeWriteError) as info:
+        binding.drive(0.03)
+    assert info.value.result == StepResult(3, 0, 0, clock.alpha)
+    assert "'sim.tick'" in str(info.value) and "TreeBroke('setitem sim.tick')" in str(info.value)
+    assert tree["sim.time"] == clock.t and tree["sim.tick"] == 0   # the others were written
+    assert isinstance(info.value, RuntimeError)
+    binding.drive(0.0)
+    assert tree["sim.tick"] == 3
+
+
+def test_a_tree_failing_while_binding_changes_nothing_or_raises_a_write_error():
+    tree = FlakyTree()
+    tree.armed = ("getitem", "sim.speed")   # empty tree: contains says no, so use a held key
+    tree.data["sim.speed"] = 2.0
+    with pytest.raises(TreeBroke):
+        WorldClockBinding(tree, WorldClock())
+    assert tree.data == {"sim.speed": 2.0}                       # nothing written
+    binding = WorldClockBinding(tree, WorldClock())
+    tree.armed = ("contains", "ui.mode")
+    with pytest.raises(TreeBroke):
+        binding.keys = "ui"
+    assert binding.keys.mode == "sim.mode" and "ui.speed" not in tree.data   # the old table
+    tree.armed = ("setitem", "ui.mode")
+    with pytest.raises(TreeWriteError) as info:
+        binding.keys = "ui"
+    assert info.value.result is None and binding.keys.mode == "ui.mode"
+    assert "ui.mode" not in tree.data and tree.data["ui.speed"] == 1.0
+    binding.drive(0.0)
+    assert tree.data["ui.mode"] == "live"                        # seeded again
+    tree.armed = ("setitem", "x.time")
+    with pytest.raises(TreeWriteError, match="x.time"):
+        WorldClockBinding(tree, WorldClock(), "x")
+
+
+# -- the lane table ------------------------------------------------------------------------
+
+
+def test_the_lane_tables_follow_the_key_table():
+    assert tuple(lane.name for lane in binding_module._CONTROLS) == WorldClockKeys.CONTROLS
+    assert tuple(name for name, _ in binding_module._TELEMETRY) == WorldClockKeys.TELEMETRY
+
+
+def test_the_key_table_lives_in_its_own_module():
+    assert cvcclock.WorldClockKeys is binding_module.WorldClockKeys is keys_module.WorldClockKeys
+    assert WorldClockKeys.__module__ == "cvcclock.keys"
+
+
+@pytest.mark.parametrize("value, paused", [(np.True_, True), (np.False_, False),
+                                           (np.int64(1), True), (np.int8(0), False)])
+def test_paused_takes_numpy_bools_and_integers(value, paused):
+    tree, clock, binding = make()
+    tree["sim.paused"] = not paused
+    binding.drive(0.0)
+    tree["sim.paused"] = value
+    binding.drive(0.0)
+    assert (clock.mode is Mode.PAUSED) is paused and binding.ignored == 0
+
+
+def test_integer_lanes_take_numpy_integers():
+    tree, clock, binding = make({"sim.mode": "lockstep"})
+    tree["sim.lockstep_steps"] = np.int64(3)
+    tree["sim.step"] = np.uint16(2)
+    assert binding.drive(0.0).steps == 3 + 2 and binding.ignored == 0
+    binding.request_steps(np.int32(4))
+    assert binding.queued_steps == 4

@@ -175,10 +175,32 @@ def test_a_driver_without_drive_and_clock_is_a_type_error(driver):
         FrameLoop(driver, 60)
 
 
-@pytest.mark.parametrize("fps", [0, -60, float("nan"), float("inf"), True, "60"])
-def test_a_bad_fps_is_a_value_error(fps):
-    with pytest.raises(ValueError, match="fps"):
+@pytest.mark.parametrize("fps, error", [
+    (0, ValueError), (-60, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
+    (1e-320, ValueError), (10**400, ValueError), (True, TypeError), ("60", TypeError),
+    (None, TypeError)], ids=lambda v: repr(v)[:20])
+def test_a_bad_fps_is_refused_with_the_right_error(fps, error):
+    with pytest.raises(error, match=r"fps .*" + re.escape(repr(fps)[:20])):
         FrameLoop(WorldClock(), fps)
+
+
+@pytest.mark.parametrize("capture", ["False", 0, 1, None, "True"])
+def test_a_capture_that_is_not_a_bool_is_a_type_error(capture):
+    with pytest.raises(TypeError, match=r"capture .*" + re.escape(repr(capture))):
+        FrameLoop(WorldClock(), 60, capture=capture)
+    loop = FrameLoop(WorldClock(), 60)
+    with pytest.raises(TypeError, match="capture"):
+        loop.capture = capture
+    assert loop.capture is False
+
+
+def test_capture_and_fps_take_numpy_values():
+    np = pytest.importorskip("numpy")
+    loop = FrameLoop(WorldClock(), np.float32(50), capture=np.True_)
+    assert loop.capture is True and loop.fps == 50.0 and type(loop.fps) is float
+    assert loop.run(max_frames=np.int64(2)).frames == 2
+    loop.capture = np.False_
+    assert loop.capture is False
 
 
 def test_bad_max_frames_and_spin_are_value_errors():
@@ -189,10 +211,11 @@ def test_bad_max_frames_and_spin_are_value_errors():
 
 
 BAD_RUN_ARGS = [
-    ({"max_frames": 2.5}, TypeError, "max_frames must be an integer or None, got 2.5"),
-    ({"max_frames": "3"}, TypeError, "max_frames must be an integer or None, got '3'"),
-    ({"max_frames": True}, TypeError, "max_frames must be an integer or None, got True"),
-    ({"max_frames": -2}, ValueError, "max_frames must be None or >= 0, got -2"),
+    ({"max_frames": 2.5}, TypeError, "max_frames must be an integer, got 2.5"),
+    ({"max_frames": "3"}, TypeError, "max_frames must be an integer, got '3'"),
+    ({"max_frames": True}, TypeError, "max_frames must be an integer, got True"),
+    ({"max_frames": -2}, ValueError, "max_frames must be >= 0, got -2"),
+    ({"max_frames": 10**400}, ValueError, f"max_frames must be <= {2**62}, got 1000"),
     ({"until": 5}, TypeError, "until must be callable or None, got 5"),
     ({"on_frame": "print"}, TypeError, "on_frame must be callable or None, got 'print'"),
 ]
@@ -200,7 +223,7 @@ BAD_RUN_ARGS = [
 
 @pytest.mark.parametrize("use_async", [False, True], ids=["run", "run_async"])
 @pytest.mark.parametrize("kwargs, error, message", BAD_RUN_ARGS,
-                         ids=[f"{k}={v!r}" for args, _, _ in BAD_RUN_ARGS
+                         ids=[f"{k}={v!r:.20}" for args, _, _ in BAD_RUN_ARGS
                               for k, v in args.items()])
 def test_bad_run_arguments_are_refused_before_the_first_frame(kwargs, error, message,
                                                              use_async):

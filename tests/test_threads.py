@@ -9,9 +9,13 @@ from __future__ import annotations
 import gc
 import math
 import re
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 import traceback
+import warnings
 
 import pytest
 
@@ -427,11 +431,141 @@ def test_a_timeout_past_timeout_max_waits_for_ever():
         assert sim.wait_caught_up(1e300) and sim.read() == (1, 1)
 
 
-@pytest.mark.parametrize("timeout", ["x", math.nan, -1, math.inf, object()])
-def test_close_never_raises_and_takes_a_bad_timeout_as_none(timeout):
-    sim = SimThread(Counter(), WorldClock(), 1 / 120)
-    sim.close(timeout)
+@pytest.mark.parametrize("timeout, error", [
+    ("x", TypeError), (True, TypeError), (object(), TypeError), (math.nan, ValueError),
+    (-1, ValueError), (math.inf, ValueError), (10**400, ValueError),
+    (threading.TIMEOUT_MAX * 2, ValueError)], ids=lambda v: repr(v)[:20])
+def test_close_refuses_a_bad_timeout_and_stops_nothing(timeout, error):
+    clock = WorldClock()
+    sim = SimThread(Counter(), clock, 1 / 120)
+    with pytest.raises(error, match=r"timeout .*" + re.escape(repr(timeout)[:20])):
+        sim.close(timeout)
+    clock.step_once()
+    assert sim.wait_caught_up(WAIT) and sim._thread.is_alive()   # still running
+    sim.close()
     assert not sim._thread.is_alive()
+
+
+# -- bounded stopping ----------------------------------------------------------------------------
+
+
+class Stuck:
+    """A world whose step blocks until ``release`` (in a test: for ever, bounded by WAIT)."""
+
+    def __init__(self) -> None:
+        self.entered, self.release = threading.Event(), threading.Event()
+        self.steps = 0
+
+    def step(self, dt: float) -> None:
+        self.steps += 1
+        self.entered.set()
+        self.release.wait(WAIT)
+
+    def snapshot(self) -> int:
+        return self.steps
+
+    def __repr__(self) -> str:
+        return "<Stuck world>"
+
+
+@pytest.mark.parametrize("how", ["with", "close"])
+def test_leaving_a_simthread_whose_step_is_blocked_is_bounded_and_warns(how):
+    world = Stuck()
+    clock = WorldClock()
+    sim = SimThread(world, clock, 1 / 120, stop_timeout=0.2)
+    assert sim.stop_timeout == 0.2
+    clock.advance_ticks(5)
+    assert world.entered.wait(WAIT)
+    started = time.perf_counter()
+    with pytest.warns(RuntimeWarning) as caught:
+        if how == "with":
+            with sim:
+                pass
+        else:
+            sim.close()
+    elapsed = time.perf_counter() - started
+    message = str(caught[0].message)
+    assert caught[0].filename == __file__                 # points at the caller's line
+    assert "<Stuck world>" in message and "0.2 s" in message and "daemon" in message
+    assert elapsed < WAIT / 2                             # the blocked step did not hold it
+    assert sim._thread.is_alive() and sim._thread.daemon
+    world.release.set()                                   # the step returns at last ...
+    sim._thread.join(WAIT)
+    assert not sim._thread.is_alive() and world.steps == 1   # ... and no further step runs
+
+
+def test_close_takes_its_own_bound_over_the_simthreads():
+    world = Stuck()
+    clock = WorldClock()
+    sim = SimThread(world, clock, 1 / 120)
+    assert sim.stop_timeout == 2.0                       # the documented default
+    clock.step_once()
+    assert world.entered.wait(WAIT)
+    with pytest.warns(RuntimeWarning, match="within 0.05 s"):
+        sim.close(0.05)
+    world.release.set()
+    sim._thread.join(WAIT)
+
+
+def test_a_healthy_worker_stops_without_a_warning():
+    clock = WorldClock()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with SimThread(Counter(), clock, 1 / 120) as sim:
+            clock.advance_ticks(3)
+            assert sim.wait_caught_up(WAIT)
+    assert not sim._thread.is_alive()
+
+
+def test_the_interpreter_exits_past_a_worker_blocked_for_ever():
+    script = textwrap.dedent("""
+        import threading
+        import cvcclock
+        clock = cvcclock.WorldClock()
+        entered, never = threading.Event(), threading.Event()
+        def step(dt):
+            entered.set()
+            never.wait()
+        with cvcclock.SimThread((step, lambda: 0), clock, 1 / 120, stop_timeout=0.1):
+            clock.step_once()
+            assert entered.wait(10)
+        print("left the with block")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "left the with block\n"
+    assert "RuntimeWarning" in done.stderr and "did not stop within 0.1 s" in done.stderr
+
+
+@pytest.mark.parametrize("kwargs, error, name", [
+    ({"stop_timeout": -1}, ValueError, "stop_timeout"),
+    ({"stop_timeout": math.nan}, ValueError, "stop_timeout"),
+    ({"stop_timeout": math.inf}, ValueError, "stop_timeout"),
+    ({"stop_timeout": 10**400}, ValueError, "stop_timeout"),
+    ({"stop_timeout": "2"}, TypeError, "stop_timeout"),
+    ({"stop_timeout": None}, TypeError, "stop_timeout"),
+    ({"drive_clock": "False"}, TypeError, "drive_clock"),
+    ({"drive_clock": 1}, TypeError, "drive_clock"),
+    ({"drive_clock": None}, TypeError, "drive_clock"),
+])
+def test_bad_constructor_arguments_are_refused_before_a_thread_starts(kwargs, error, name):
+    threads = threading.active_count()
+    value = next(iter(kwargs.values()))
+    with pytest.raises(error, match=name + r" .*" + re.escape(repr(value)[:20])):
+        SimThread(Counter(), WorldClock(), 1 / 120, **kwargs)
+    assert threading.active_count() == threads
+
+
+def test_drive_clock_takes_a_numpy_bool():
+    np = pytest.importorskip("numpy")
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    clock.mode = "paused"
+    with SimThread(Counter(), clock, 0.01, drive_clock=np.True_):
+        deadline = time.perf_counter() + WAIT
+        while clock.frame < 1 and time.perf_counter() < deadline:
+            time.sleep(0.005)
+    assert clock.frame >= 1            # the worker drove the clock
 
 
 def test_covers_is_the_one_progress_check():

@@ -13,12 +13,13 @@ import pickle
 import sys
 import threading
 import weakref
-from heapq import heapify, heappop, heappush
 
 cimport cython
 from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from cpython.object cimport PyObject
 from libc.math cimport INFINITY, ceil, fabs, floor, fmin, isfinite
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 # A class used by an earlier part before its definition is declared ahead.
 cdef class WorldClock
@@ -29,6 +30,7 @@ cdef class ClockState
 include "checks.pxi"
 include "config.pxi"
 include "result.pxi"
+include "timer_queue.pxi"
 include "clock.pxi"
 include "follower.pxi"
 include "timers.pxi"

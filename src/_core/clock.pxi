@@ -78,6 +78,12 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef int _mode
     # world time and the bank
     cdef int64_t _tick
+    cdef object _tick_int        # the Python int of tick _tick_int_of, made by the last read
+    cdef int64_t _tick_int_of
+    cdef object _t_float         # likewise for t and alpha
+    cdef double _t_float_of
+    cdef object _alpha_float
+    cdef double _alpha_float_of
     cdef double _bank            # wall time banked, in quanta; see clock.pxi
     cdef double _alpha
     cdef int64_t _owed           # quanta granted but not yet run (a timer callback raised)
@@ -94,18 +100,18 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef int _waiters
     # reentrancy guards
     cdef int _presenting         # threads inside presenting(), summed over _presenters
-    cdef dict _presenters        # thread ident -> depth of presenting() on that thread
+    cdef dict _presenters        # thread ident -> depth of presenting(); made at first entry
     cdef bint _running
-    # timers: a binary heap of (due tick, creation order, generation, Timer) entries
-    cdef list _heap
+    # timers: the queue of scheduled ones (timer_queue.pxi), the paused ones, creation order
+    cdef TimerKey *_keys
+    cdef Py_ssize_t _keys_cap
+    cdef list _queue
     cdef object _paused_timers   # None, or a WeakSet: a paused timer nobody can resume is freed
     cdef int64_t _timer_seq
-    cdef int64_t _stale          # heap entries whose timer moved, paused or ended
 
 
     def __cinit__(self):
-        self._heap = []
-        self._presenters = {}
+        self._queue = []
         # The default configuration, so that even an instance made with __new__ is sane.
         self._fixed_dt = 1.0 / 120.0
         self._scale = 1.0
@@ -114,6 +120,9 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     def __init__(self, config=None):
         self.configure(ClockConfig() if config is None else config)
+
+    def __dealloc__(self):
+        PyMem_Free(self._keys)
 
     # -- configuration -------------------------------------------------------------------
 
@@ -211,17 +220,29 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     @property
     def tick(self):
         """The authoritative integer world time, in quanta."""
-        return self._tick
+        # Hand out one int per tick rather than a new one per read: followers, timers and
+        # the renderer read the tick many times a frame.
+        if self._tick_int is None or self._tick_int_of != self._tick:
+            self._tick_int = self._tick
+            self._tick_int_of = self._tick
+        return self._tick_int
 
     @property
     def t(self):
         """World seconds: ``tick * fixed_dt``."""
-        return self._tick * self._fixed_dt
+        cdef double t = self._tick * self._fixed_dt
+        if self._t_float is None or self._t_float_of != t:   # one float per value, as tick
+            self._t_float = t
+            self._t_float_of = t
+        return self._t_float
 
     @property
     def alpha(self):
         """Fraction of a quantum banked (live), 0 (lockstep, stepping, replay), frozen (paused)."""
-        return self._alpha
+        if self._alpha_float is None or self._alpha_float_of != self._alpha:
+            self._alpha_float = self._alpha
+            self._alpha_float_of = self._alpha
+        return self._alpha_float
 
     @property
     def total_dropped(self):
@@ -545,8 +566,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     def next_due_tick(self):
         """The tick of the next active timer, or None: a headless harness can jump straight
         to it with ``advance_ticks(next_due_tick - tick)``."""
-        cdef Timer timer = _peek_timer(self)
-        return None if timer is None else timer._due
+        return self._keys[0].due if self._queue else None
 
     def presenting(self):
         """A context manager marking render code: presentation costs zero world time.
@@ -573,7 +593,7 @@ cdef inline int _grant(WorldClock clock, int64_t n, str call) except -1:
 
 cdef inline int _run(WorldClock clock, int64_t n) except -1:
     """Run ``n`` of the quanta granted (``_owed``, at least ``n``)."""
-    if clock._heap:
+    if clock._queue and clock._keys[0].due <= clock._tick + n:
         return _run_firing_timers(clock, n)
     if n:
         clock._tick += n
@@ -592,15 +612,14 @@ cdef int _run_firing_timers(WorldClock clock, int64_t n) except -1:
     cdef int64_t target = clock._tick + n
     cdef int64_t rest = clock._owed - n      # owed still after this run
     cdef Timer timer
+    cdef int64_t due
     try:
-        while True:
-            timer = _peek_timer(clock)
-            if timer is None or timer._due > target:
-                break
-            heappop(clock._heap)
-            clock._tick = timer._due
-            clock._owed = rest + (target - clock._tick)
-            _fire(clock, timer, clock._tick, target)
+        while clock._queue and clock._keys[0].due <= target:
+            timer = <Timer>clock._queue[0]
+            due = clock._keys[0].due
+            clock._tick = due
+            clock._owed = rest + (target - due)
+            _fire(clock, timer, due, target)
         clock._tick = target
         clock._owed = rest
     finally:

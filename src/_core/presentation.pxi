@@ -32,6 +32,8 @@ The context ``WorldClock.presenting()`` returns: render code inside it costs zer
         if self._thread is not None:
             raise RuntimeError("this presenting() context is already entered")
         thread = threading.get_ident()
+        if self._clock._presenters is None:
+            self._clock._presenters = {}
         presenters = self._clock._presenters
         presenters[thread] = presenters.get(thread, 0) + 1
         self._clock._presenting += 1

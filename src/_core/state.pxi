@@ -189,15 +189,11 @@ def _clock_state_from_fields(config, mode, tick, bank, alpha, owed, total_droppe
 
 cdef list _live_timers(WorldClock clock):
     """The clock's scheduled and paused timers, in creation order."""
-    cdef list live = [(<tuple>e)[3] for e in clock._heap if _entry_is_live(e)]
+    cdef list live = list(clock._queue)
     if clock._paused_timers is not None:
         live.extend(clock._paused_timers)
     live.sort(key=_timer_seq_of)
     return live
-
-
-def _timer_seq_of(Timer timer):
-    return timer._seq
 
 
 cdef ClockState _take_state(WorldClock clock):
@@ -254,19 +250,19 @@ cdef int _put_state(WorldClock clock, ClockState s, int64_t discontinuities) exc
     clock._window_wall, clock._window_ticks = s.window_wall, s.window_ticks
     clock._realized, clock._window_done = s.realized, s.window_done
     clock._discontinuities, clock._timer_seq = discontinuities, s.timer_seq
-    clock._heap, clock._stale, clock._paused_timers = [], 0, None
+    _queue_clear(clock)
+    clock._paused_timers = None
     for ts in s.timers:
         t = ts.timer
         t._clock, t._seq, t._period, t._coalesce = clock, ts.seq, ts._period, ts._coalesce
         t._anchor, t._pending, t.fired = ts.anchor, ts.pending, ts.fired
         if ts.paused:
             t._due, t._state = ts.due, TIMER_PAUSED
-            t._gen += 1
             if clock._paused_timers is None:
                 clock._paused_timers = weakref.WeakSet()
             clock._paused_timers.add(t)
         else:
-            _schedule(clock, t, ts.due)
+            _queue_push(clock, t, ts.due)
     clock._notify()
     return 0
 

@@ -1,6 +1,6 @@
-# Timers: a binary heap on the clock, keyed by (due tick, creation order), fired inside the
-# advancing call that runs their due tick. A wide advance costs O(fired * log timers): the loop
-# jumps from due tick to due tick and never visits the quanta in between.
+# Timers: handles on the clock's timer queue (timer_queue.pxi), fired inside the advancing
+# call that runs their due tick. A wide advance costs O(fired * log timers): the loop jumps
+# from due tick to due tick and never visits the quanta in between.
 
 cdef enum:
     TIMER_SCHEDULED = 0
@@ -27,20 +27,21 @@ cdef class Timer:
 
     cdef WorldClock _clock
     cdef readonly object callback
+    cdef object __weakref__      # a paused timer is held by its handles only
     cdef int64_t _period         # 0 for a one-shot
     cdef int64_t _anchor         # the tick it was made at: it falls due at anchor + m * period
     cdef int64_t _due            # the next due tick while scheduled or paused
     cdef int64_t _seq            # creation order, the tie-break at equal due ticks
-    cdef int64_t _gen            # bumped whenever its heap entry goes stale
     cdef int64_t _pending        # coalesce: intervals covered, to report at the moved due tick
     cdef readonly int64_t fired
-    cdef bint _coalesce
-    cdef int _state
-    cdef object __weakref__      # a paused timer is held by its handles only
+    cdef int32_t _heap_index     # its position in the clock's queue; -1 while not scheduled
+    cdef uint8_t _state
+    cdef uint8_t _coalesce
 
 
     def __cinit__(self):
         self._state = TIMER_ENDED    # an instance made with __new__ is inert
+        self._heap_index = -1
 
     def __init__(self):
         raise TypeError("make timers with WorldClock.every, after, every_ticks or after_ticks")
@@ -79,14 +80,14 @@ cdef class Timer:
         if self._state == TIMER_ENDED:
             return
         if self._state == TIMER_SCHEDULED:
-            _unschedule(self._clock, self)
+            _queue_remove(self._clock, self)
         _forget_paused(self._clock, self)
         self._state = TIMER_ENDED
 
     def pause(self):
         """Stop it firing until ``resume()``; it keeps its grid."""
         if self._state == TIMER_SCHEDULED:
-            _unschedule(self._clock, self)
+            _queue_remove(self._clock, self)
             self._state = TIMER_PAUSED
             self._pending = 0
             if self._clock._paused_timers is None:
@@ -103,7 +104,7 @@ cdef class Timer:
         if due < 0:
             self._state = TIMER_ENDED
         else:
-            _schedule(self._clock, self, due)
+            _queue_push(self._clock, self, due)
 
     def __reduce_ex__(self, protocol):
         # Say which callback stops a clock from pickling, rather than pickle's bare error.
@@ -188,49 +189,12 @@ cdef Timer _make_timer(WorldClock clock, int64_t period, int64_t delay, object c
     timer._coalesce = catch_up == "coalesce"
     timer._seq = clock._timer_seq
     clock._timer_seq += 1
-    _schedule(clock, timer, clock._tick + delay)
+    _queue_push(clock, timer, clock._tick + delay)
     return timer
 
 
-cdef int _schedule(WorldClock clock, Timer timer, int64_t due) except -1:
-    timer._gen += 1
-    timer._due = due
-    timer._state = TIMER_SCHEDULED
-    heappush(clock._heap, (due, timer._seq, timer._gen, timer))
-    return 0
-
-
-cdef int _unschedule(WorldClock clock, Timer timer) except -1:
-    """Leave the timer's heap entry in place but stale; compact when stale entries pile up."""
-    cdef list heap
-    timer._gen += 1
-    clock._stale += 1
-    if clock._stale > 64 and clock._stale * 2 > len(clock._heap):
-        heap = [e for e in clock._heap if _entry_is_live(e)]
-        heapify(heap)
-        clock._heap = heap
-        clock._stale = 0
-    return 0
-
-
-cdef inline bint _entry_is_live(tuple entry):
-    cdef Timer timer = <Timer>entry[3]
-    return timer._state == TIMER_SCHEDULED and timer._gen == <int64_t>entry[2]
-
-
-cdef Timer _peek_timer(WorldClock clock):
-    """The live timer at the top of the heap, dropping stale entries above it; None if none."""
-    cdef list heap = clock._heap
-    while heap:
-        if _entry_is_live(<tuple>heap[0]):
-            return <Timer>(<tuple>heap[0])[3]
-        heappop(heap)
-        clock._stale -= 1
-    return None
-
-
 cdef int _fire(WorldClock clock, Timer timer, int64_t due, int64_t target) except -1:
-    """Fire a timer popped at ``due`` during a call that runs up to ``target``."""
+    """Fire the timer at the top of the queue, due at ``due``, in a call running to ``target``."""
     cdef int64_t count = 1, beyond
     if timer._coalesce:
         # Intervals covered so far: those carried to this tick (by this call, or by an
@@ -242,12 +206,13 @@ cdef int _fire(WorldClock clock, Timer timer, int64_t due, int64_t target) excep
             if beyond:
                 # Fire once, at the last due tick this call covers, in due order there.
                 timer._pending = count + beyond
-                _schedule(clock, timer, due + beyond * timer._period)
+                _queue_move_top(clock, due + beyond * timer._period)
                 return 0
     timer.fired += 1
     if timer._period and timer._period <= MAX_COUNT - due:
-        _schedule(clock, timer, due + timer._period)
+        _queue_move_top(clock, due + timer._period)
     else:
+        _queue_remove(clock, timer)
         timer._state = TIMER_ENDED   # a one-shot, or a grid whose next tick no tick reaches
     clock._running = True
     try:
@@ -264,28 +229,23 @@ cdef int _realign_timers(WorldClock clock) except -1:
     """After a seek: repeating timers move to their first grid tick after the new tick;
     one-shots whose tick was sought over end without firing. Seeking fires nothing."""
     cdef Timer timer
-    cdef list live = [<Timer>(<tuple>e)[3] for e in clock._heap if _entry_is_live(e)]
-    clock._heap = []
-    clock._stale = 0
     cdef int64_t due
-    for timer in live:
+    for timer in _queue_clear(clock):
         timer._pending = 0
         due = _resume_tick(timer, clock._tick)
         if due < 0:
             timer._state = TIMER_ENDED
         else:
-            _schedule(clock, timer, due)
+            _queue_push(clock, timer, due)
     return 0
 
 
 cdef int _end_all_timers(WorldClock clock) except -1:
     """configure() is a restart: every timer ends."""
     cdef Timer timer
-    for entry in clock._heap:
-        (<Timer>(<tuple>entry)[3])._state = TIMER_ENDED
+    for timer in _queue_clear(clock):
+        timer._state = TIMER_ENDED
     for timer in list(clock._paused_timers or ()):
         timer._state = TIMER_ENDED
-    clock._heap = []
     clock._paused_timers = None
-    clock._stale = 0
     return 0

@@ -18,7 +18,8 @@ from cvcclock._core import (
     ticks_per_step,
 )
 from cvcclock._version import __version__
-from cvcclock.binding import IgnoredControl, WorldClockBinding, WorldClockKeys
+from cvcclock.binding import IgnoredControl, WorldClockBinding
+from cvcclock.keys import WorldClockKeys
 from cvcclock.loop import FrameDriver, FrameLoop, PacingStats
 from cvcclock.threads import SimThread, SimWorld
 

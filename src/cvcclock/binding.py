@@ -4,149 +4,25 @@ A UI (or a config file, or a remote console) writes control keys in a mapping: `
 ``sim.paused``, ``sim.mode``, ``sim.lockstep_steps``, ``sim.step``. Once per frame,
 ``WorldClockBinding.drive`` reads them, applies what changed, advances the clock and writes
 the telemetry keys ``sim.time``, ``sim.tick``, ``sim.fixed_dt``, ``sim.realized_speed`` and
-``sim.dropped`` back. Keys are flat mapping keys: ``"sim.speed"`` is one key of the mapping,
-not a path into nested mappings.
+``sim.dropped`` back. The key table is ``cvcclock.keys.WorldClockKeys``; each lane's behaviour
+is one row of ``_CONTROLS`` or ``_TELEMETRY`` below.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
-import operator
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
+from itertools import chain
+from operator import attrgetter
 from time import perf_counter
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple
 
 from cvcclock._core import Mode, StepResult, WorldClock
-from cvcclock.checks import check_seconds
+from cvcclock.checks import MAX_TICK, check_bool, check_count, check_seconds
+from cvcclock.keys import WorldClockKeys
 
-__all__ = ["IgnoredControl", "WorldClockBinding", "WorldClockKeys"]
-
-# The core's own bound on a tick count; larger step requests could not run.
-_MAX_COUNT = 2**62
-
-
-@dataclasses.dataclass(slots=True)
-class WorldClockKeys:
-    """The tree keys a ``WorldClockBinding`` reads and writes, one attribute per lane.
-
-    Each attribute is a plain, mutable key (``keys.speed = "coast.clock.scale"``). An empty
-    string or ``None`` turns that lane off: the binding never seeds, reads or writes it.
-    ``WorldClockKeys()`` has every lane off; ``WorldClockKeys.under("sim")`` is the usual table.
-
-    Attributes
-    ----------
-    speed : str or None
-        Control: world seconds per wall second; 0 pauses.
-    paused : str or None
-        Control: a bool (``True``/``False``, 1/0, ``"1"``/``"0"``, ``"true"``/``"false"``).
-    mode : str or None
-        Control: a mode name, ``live``, ``lockstep``, ``paused``, ``stepping`` or ``replay``.
-    lockstep_steps : str or None
-        Control: quanta per frame in lockstep; an integer of at least 1.
-    step : str or None
-        Control: a request counter; each increment runs one quantum.
-    time : str or None
-        Telemetry: world seconds (float).
-    tick : str or None
-        Telemetry: the tick (int).
-    fixed_dt : str or None
-        Telemetry: the quantum in seconds (float).
-    realized_speed : str or None
-        Telemetry: world seconds run per wall second (float).
-    dropped : str or None
-        Telemetry: quanta the stall guard dropped since ``configure`` (int).
-
-    Notes
-    -----
-    A binding copies the table when it is made (or when ``binding.keys`` is assigned), so
-    changing a table afterwards does not reach a binding already using it.
-    """
-
-    speed: str | None = None
-    paused: str | None = None
-    mode: str | None = None
-    lockstep_steps: str | None = None
-    step: str | None = None
-    time: str | None = None
-    tick: str | None = None
-    fixed_dt: str | None = None
-    realized_speed: str | None = None
-    dropped: str | None = None
-
-    #: The control lanes, in the order a drive reads them.
-    CONTROLS: ClassVar[tuple[str, ...]] = ("speed", "paused", "mode", "lockstep_steps", "step")
-    #: The telemetry lanes, in the order a drive writes them.
-    TELEMETRY: ClassVar[tuple[str, ...]] = ("time", "tick", "fixed_dt", "realized_speed",
-                                            "dropped")
-
-    @classmethod
-    def under(cls, prefix: str = "sim") -> WorldClockKeys:
-        """The full table with every key under ``prefix``.
-
-        Parameters
-        ----------
-        prefix : str
-            The keys' common prefix: ``"sim"`` gives ``sim.speed``, ``sim.tick``, ...; ``""``
-            gives the bare names.
-
-        Returns
-        -------
-        WorldClockKeys
-
-        Raises
-        ------
-        TypeError
-            If ``prefix`` is not a str.
-        """
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {prefix!r}")
-        return cls(**{name: f"{prefix}.{name}" if prefix else name
-                      for name in cls.CONTROLS + cls.TELEMETRY})
-
-    @classmethod
-    def for_scene(cls, *, speed: str, paused: str | None, time: str | None,
-                  tick: str | None) -> WorldClockKeys:
-        """A table for a host with its own keys for speed, paused, time and tick.
-
-        The other lanes go beside the speed key: ``speed="clk.sim.speed"`` puts ``mode`` at
-        ``clk.sim.mode``, ``step`` at ``clk.sim.step``, and so on.
-
-        Parameters
-        ----------
-        speed : str
-            The host's speed key; it must be a non-empty str, since the rest sit beside it.
-        paused, time, tick : str or None
-            The host's keys for those lanes; ``None`` or ``""`` turns a lane off.
-
-        Returns
-        -------
-        WorldClockKeys
-
-        Raises
-        ------
-        TypeError
-            If a key is not a str (or None, for all but ``speed``).
-        ValueError
-            If ``speed`` is empty.
-        """
-        if not isinstance(speed, str):
-            raise TypeError(f"speed must be a str, got {speed!r}")
-        if not speed:
-            raise ValueError("speed must be a non-empty key: the other keys go beside it")
-        own = {"speed": speed, "paused": paused, "time": time, "tick": tick}
-        for name, key in own.items():
-            _check_key(name, key)
-        keys = cls.under(speed.rpartition(".")[0])
-        for name, key in own.items():
-            setattr(keys, name, key)
-        return keys
-
-
-def _check_key(name: str, key: object) -> None:
-    if key is not None and not isinstance(key, str):
-        raise TypeError(f"key {name} must be a str or None, got {key!r}")
+__all__ = ["IgnoredControl", "TreeWriteError", "WorldClockBinding", "WorldClockKeys"]
 
 
 class IgnoredControl(NamedTuple):
@@ -167,25 +43,56 @@ class IgnoredControl(NamedTuple):
     reason: str
 
 
+class TreeWriteError(RuntimeError):
+    """The tree refused one or more writes; every other key was written.
+
+    ``drive`` raises it after the frame's work is done (controls applied, clock advanced,
+    queued steps run), so the frame's result is not lost: it is ``result``. Binding the keys
+    (construction, or assigning ``binding.keys``) raises it with ``result`` None.
+
+    Parameters
+    ----------
+    result : StepResult or None
+        The frame's result, as ``drive`` would have returned it; None outside a frame.
+    failures : tuple of (str, Exception)
+        Each key the tree refused, with the exception it raised, in the order written.
+
+    Attributes
+    ----------
+    result : StepResult or None
+        As above.
+    failures : tuple of (str, Exception)
+        As above; the first exception is also the ``__cause__``.
+    """
+
+    def __init__(self, result: StepResult | None,
+                 failures: tuple[tuple[str, Exception], ...]) -> None:
+        keys = ", ".join(repr(key) for key, _ in failures)
+        done = "the keys were bound" if result is None else f"the frame ran: {result!r}"
+        super().__init__(f"the tree refused writes to {keys} ({failures[0][1]!r}); every "
+                         f"other key was written and {done}")
+        self.result = result
+        self.failures = failures
+
+
 # _MISSING: the tree has no such key. _UNSEEN: the binding has not looked at the key yet, so
 # whatever it holds is its first value and is applied (a key the binding seeds is seen).
 _MISSING: Any = object()
 _UNSEEN: Any = object()
-
-# Lanes by index into WorldClockBinding._seen.
-_SPEED, _PAUSED, _MODE, _LOCKSTEP, _STEP = range(5)
 
 _MODE_NAMES = ", ".join(m.value for m in Mode)
 _TRUE = frozenset({"1", "true"})
 _FALSE = frozenset({"0", "false"})
 
 
+# -- reading control values: the binding's lenient spellings, then the shared rules --------
+
+
 def _read_speed(value: object) -> object:
     """A speed as the clock's ``scale`` setter takes it: a numeric string becomes a float.
 
-    Everything else goes to the setter unchanged, which owns the bounds (finite, >= 0,
-    <= 1e6) and the type check (a real number, not a bool); its ValueError or TypeError is
-    the reason the control is ignored.
+    Everything else goes to the setter unchanged, which owns the bounds and the type check;
+    its ValueError or TypeError is the reason the control is ignored.
     """
     if isinstance(value, str):
         try:
@@ -196,17 +103,21 @@ def _read_speed(value: object) -> object:
 
 
 def _read_paused(value: object) -> bool:
-    if isinstance(value, bool):
-        return value
+    """A word (``"1"``, ``"true"``, ``"0"``, ``"false"``, any case), or by the shared rules a
+    bool (``numpy.bool_`` too) or the integer 0 or 1."""
     if isinstance(value, str):
         word = value.strip().lower()
         if word in _TRUE:
             return True
         if word in _FALSE:
             return False
-    elif isinstance(value, numbers.Real) and value in (0, 1):
-        return bool(value)
-    raise ValueError("not a bool; expected true, false, 1 or 0")
+        raise ValueError("not a bool; expected true, false, 1 or 0")
+    try:
+        return check_bool(value, "paused")
+    except TypeError:
+        if not hasattr(type(value), "__index__"):
+            raise
+    return check_count(value, "paused", maximum=1) == 1
 
 
 def _read_mode(value: object) -> Mode:
@@ -218,22 +129,22 @@ def _read_mode(value: object) -> Mode:
     raise ValueError(f"not a mode; expected one of {_MODE_NAMES}")
 
 
-def _read_int(value: object) -> int:
-    if isinstance(value, bool):
-        raise ValueError("a bool is not a count")
+def _whole(value: object) -> object:
+    """A tree's spelling of an integer as an int: ``"3"``, and ``3.0`` (a tree of JSON numbers
+    may hold it). Anything else is left as it is, for the shared count rule to judge."""
     if isinstance(value, str):
         try:
-            return int(value.strip())
-        except ValueError:
-            raise ValueError("not an integer") from None
-    if isinstance(value, float):
-        if value.is_integer():   # a tree of JSON numbers may hold 2.0
             return int(value)
-        raise ValueError("not a whole number")
-    try:
-        return operator.index(value)  # type: ignore[arg-type]
-    except Exception:
-        raise ValueError("not an integer") from None
+        except ValueError:
+            return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _read_step(value: object) -> int:
+    # A counter may start anywhere, below zero too; only its increments run steps.
+    return check_count(_whole(value), "step", minimum=-MAX_TICK)
 
 
 def _same(a: object, b: object) -> bool:
@@ -245,6 +156,16 @@ def _same(a: object, b: object) -> bool:
         return False
     return (isinstance(a, float) and isinstance(b, float) and math.isnan(a)
             and math.isnan(b))
+
+
+def _asked_mode(mode: Mode, paused: bool, speed: float) -> Mode:
+    """The pause rule: paused wins over live and lockstep; speed 0 also pauses.
+
+    Stepping and replay are left alone (``seek_tick`` needs replay mode).
+    """
+    if (paused or speed == 0.0) and (mode is Mode.LIVE or mode is Mode.LOCKSTEP):
+        return Mode.PAUSED
+    return mode
 
 
 class WorldClockBinding:
@@ -279,6 +200,8 @@ class WorldClockBinding:
         (or one of its keys) has the wrong type.
     ValueError
         If two lanes share a key.
+    TreeWriteError
+        If the tree refuses to be seeded or to take the telemetry.
 
     Notes
     -----
@@ -307,17 +230,24 @@ class WorldClockBinding:
       runs one quantum after the frame's advance, in any mode. A counter that goes backwards
       resynchronises and runs nothing.
     * An unknown or unreadable control value (a speed of ``"fast"``, -1, NaN or 1e300, a
-      mode of ``"warp"``, a paused of ``"maybe"``, lockstep_steps of 0 or 2**61, a step
-      increment that would take the tick past 2**62) is ignored, never raised into a frame,
-      and counted once per change in ``ignored`` and ``last_ignored``; the control keeps its
-      last good value. ``speed`` and ``lockstep_steps`` go through the clock's own setters,
-      so their bounds are the clock's and the reason is the setter's message.
+      mode of ``"warp"``, a paused of ``"maybe"`` or 2, lockstep_steps of 0, 1.5 or 2**61, a
+      step increment that would take the tick past 2**62) is ignored, never raised into a
+      frame, and counted once per change in ``ignored`` and ``last_ignored``; the control
+      keeps its last good value. Strings (``"2.5"``, ``"true"``, ``" 3 "``) and whole floats
+      for integer lanes (``3.0``) are read leniently; numbers and bools then go through the
+      shared rules of ``cvcclock.checks`` (``numpy`` numbers and bools are taken), and
+      ``speed`` and ``lockstep_steps`` through the clock's own setters, so their bounds are
+      the clock's and the reason is the setter's message.
     * Telemetry is written at construction and after every drive.
+    * A tree that raises is handled as ``drive`` says: a failed read changes nothing, a
+      failed write loses no work.
     """
 
-    __slots__ = ("_applied_mode", "_clock", "_controls", "_counter", "_get", "_keys",
-                 "_mode_ctl", "_paused_ctl", "_pending", "_seen", "_speed_ctl", "_telemetry",
-                 "_tree", "_wall_mark", "ignored", "last_ignored")
+    __slots__ = ("_applied_mode", "_clock", "_control_keys", "_controls", "_counter", "_get",
+                 "_interrupted", "_keys", "_missing", "_mode_ctl", "_paused_ctl", "_pending",
+                 "_seen",
+                 "_speed_ctl", "_telemetry_keys", "_telemetry_values", "_tree", "_wall_mark",
+                 "ignored", "last_ignored")
 
     def __init__(self, tree: MutableMapping[str, Any], clock: WorldClock,
                  keys: str | WorldClockKeys | None = "sim") -> None:
@@ -325,11 +255,12 @@ class WorldClockBinding:
             raise TypeError(f"tree must be a mutable mapping, got {tree!r}")
         if not isinstance(clock, WorldClock):
             raise TypeError(f"clock must be a cvcclock.WorldClock, got {clock!r}")
-        table = _table(keys)
+        table = WorldClockKeys.resolve(keys)
         self._tree = tree
         self._get: Callable[[str, Any], Any] = tree.get
         self._clock = clock
         self._pending = 0
+        self._interrupted = 0   # queued steps a raising timer callback left the clock owing
         self._wall_mark: float | None = None
         self.ignored = 0
         self.last_ignored: IgnoredControl | None = None
@@ -360,51 +291,40 @@ class WorldClockBinding:
         """A copy of the key table in use; assign a table or a prefix to rebind.
 
         Rebinding seeds the new control keys the tree lacks, treats the values it holds as
-        first values (applied by the next drive), and publishes the telemetry.
+        first values (applied by the next drive), and publishes the telemetry. A tree that
+        raises on a read leaves the old table in use; one that refuses a write raises
+        ``TreeWriteError`` with the new table in use (the next drive seeds the keys again).
         """
         return dataclasses.replace(self._keys)
 
     @keys.setter
     def keys(self, keys: str | WorldClockKeys | None) -> None:
-        self._bind(_table(keys))
+        self._bind(WorldClockKeys.resolve(keys))
 
     def _bind(self, table: WorldClockKeys) -> None:
         # Precomputed once per table, so a drive loops over the enabled lanes only.
+        controls = tuple((key, lane) for lane in _CONTROLS if (key := getattr(table, lane.name)))
+        held = [self._get(key, _MISSING) for key, _ in controls]   # a raise changes nothing
+        telemetry = [(key, attribute) for name, attribute in _TELEMETRY
+                     if (key := getattr(table, name))]
         self._keys = table
-        self._controls = tuple((key, lane) for lane, name in enumerate(table.CONTROLS)
-                               if (key := getattr(table, name)))
-        self._telemetry = tuple(getattr(table, name) or None for name in table.TELEMETRY)
-        self._seen: list[Any] = [_UNSEEN] * len(table.CONTROLS)
+        self._controls = controls
+        self._control_keys = tuple(key for key, _ in controls)
+        self._missing = (_MISSING,) * len(controls)
+        self._telemetry_keys = tuple(key for key, _ in telemetry)
+        self._telemetry_values = _values_of(attribute for _, attribute in telemetry)
+        self._seen: list[Any] = [_UNSEEN] * len(controls)
         self._counter: int | None = None
-        for key, lane in self._controls:
-            if key not in self._tree:
-                self._seed(key, lane)
-        self._publish()
-
-    def _seed(self, key: str, lane: int) -> None:
-        clock = self._clock
-        value: object
-        if lane == _SPEED:
-            value = self._speed_ctl = clock.scale
-        elif lane == _PAUSED:
-            # From the control, not the clock: a pause that speed 0 asks for is not a paused
-            # control, and reseeding it as one would keep the clock paused once speed returns.
-            value = self._paused_ctl
-        elif lane == _MODE:
-            mode = clock.mode
-            if (mode is Mode.PAUSED and self._applied_mode is Mode.PAUSED
-                    and self._mode_ctl is not Mode.PAUSED):
-                mode = self._mode_ctl   # the pause is the paused or speed lane's to lift
-            self._mode_ctl = mode
-            value = mode.value
-        elif lane == _LOCKSTEP:
-            value = clock.lockstep_steps
-        else:
-            value = self._counter = 0
-        self._tree[key] = value
-        self._seen[lane] = value
+        self._write([self._seed(i) for i, value in enumerate(held) if value is _MISSING],
+                    None)
 
     # -- the frame -------------------------------------------------------------------------
+
+    @property
+    def queued_steps(self) -> int:
+        """Single steps the next ``drive`` runs (``request_steps`` and ``step`` increments not
+        yet run, and those a raising timer callback interrupted, which run first)."""
+        return self._interrupted + self._pending
 
     def request_steps(self, n: int) -> None:
         """Queue ``n`` single steps; the next ``drive`` runs them after its advance, in any mode.
@@ -414,29 +334,26 @@ class WorldClockBinding:
         Parameters
         ----------
         n : int
-            Quanta to run; a non-negative integer.
+            Quanta to run; a non-negative integer (any ``__index__`` type, not a bool).
 
         Raises
         ------
         TypeError
-            If ``n`` is not an integer (a bool is not).
+            If ``n`` is not an integer.
         ValueError
             If ``n`` is negative or the steps queued would take the tick past 2**62.
         """
-        if isinstance(n, bool):
-            raise TypeError(f"n must be an integer, got {n!r}")
-        try:
-            count = operator.index(n)
-        except TypeError:
-            raise TypeError(f"n must be an integer, got {n!r}") from None
-        if count < 0:
-            raise ValueError(f"n must be >= 0, got {n!r}")
-        if self._clock.tick + self._pending + count > _MAX_COUNT:
+        count = check_count(n, "n")
+        if count > MAX_TICK - self._clock.tick - self._pending:
             raise ValueError(f"n would take the tick past 2**62, got {n!r}")
         self._pending += count
 
     def drive(self, wall_dt: float | None = None) -> StepResult:
         """Run one frame: read the controls, apply them, advance, run the single steps, publish.
+
+        The frame's phases, in order: read every control key from the tree; apply the
+        changed controls to the clock; advance the clock and run the queued single steps;
+        write the seeds of missing control keys and the telemetry.
 
         Parameters
         ----------
@@ -461,129 +378,246 @@ class WorldClockBinding:
         RuntimeError
             If the clock cannot advance here (inside ``presenting()`` on this thread, or in
             a timer callback); nothing is read, applied or run.
+        Exception
+            Whatever the tree raises while the controls are read (its ``get``, and so its
+            ``__getitem__`` or ``__contains__``). Every control is read before anything is
+            changed, so then nothing is: the clock, the controls applied, the queued steps
+            and the measured wall time are as they were, and driving again runs the frame.
+        TreeWriteError
+            If the tree refuses a write (its ``__setitem__``, on a telemetry key or a seed).
+            Writes come after the frame's work, so the frame stands: every other key is
+            written, the error's ``result`` is the frame's ``StepResult``, and a key left
+            unwritten is written again by the next drive. Do not drive again to redo it.
         """
         if not self._clock.can_advance:
             raise RuntimeError("drive() cannot advance the clock inside presenting() or a "
                                "timer callback; nothing was applied")
+        wall_dt, mark = self._frame_time(wall_dt)
+        changed = self._read_controls()
+        self._wall_mark = mark
+        seeds = self._apply_controls(changed) if changed else ()
+        result = self._run_frame(wall_dt)
+        self._write(seeds, result)
+        return result
+
+    def _frame_time(self, wall_dt: float | None) -> tuple[float, float | None]:
+        """The frame's wall seconds, and the wall mark to keep once the frame goes ahead."""
         if wall_dt is None:
             now = perf_counter()
             mark = self._wall_mark
-            self._wall_mark = now
-            wall_dt = 0.0 if mark is None else now - mark
-        else:
-            if type(wall_dt) is not float or not 0.0 <= wall_dt <= 1e300:
-                wall_dt = check_seconds(wall_dt, "wall_dt")
-            self._wall_mark = None
-        get = self._get
-        seen = self._seen
-        for key, lane in self._controls:
-            value = get(key, _MISSING)
-            if value is not seen[lane]:   # the cheap test; most frames change nothing
-                self._control_changed(key, lane, value)
-        clock = self._clock
-        result = clock.advance(wall_dt)
-        n = self._pending
-        if n:
-            self._pending = 0   # the clock owes them now, even if a timer callback raises
-            if n > _MAX_COUNT - clock.tick:   # the advance left them no room: never raise
-                self._ignore(self._keys.step or "", n, "the queued steps would take the "
-                             "tick past 2**62")
-                n = 0
-        if n:
-            steps = clock.advance_ticks(n)
-            result = StepResult(result.steps + steps.steps, result.first_tick, result.dropped,
-                                steps.alpha)
-        self._publish()
-        return result
+            return (0.0 if mark is None else now - mark), now
+        if type(wall_dt) is not float or not 0.0 <= wall_dt <= 1e300:
+            wall_dt = check_seconds(wall_dt, "wall_dt")
+        return wall_dt, None
 
-    def _control_changed(self, key: str, lane: int, value: object) -> None:
+    def _read_controls(self) -> list[tuple[int, Any]]:
+        """``(lane index, value)`` for each control whose value is not the one last seen.
+
+        Reads the tree and nothing else, so a tree that raises here leaves all as it was.
+        """
+        values = list(map(self._get, self._control_keys, self._missing))
         seen = self._seen
-        last = seen[lane]
-        seen[lane] = value
-        if value is _MISSING:
-            self._seed(key, lane)
-            return
-        if last is not _UNSEEN and _same(value, last):
-            return
         try:
-            if lane == _SPEED:
-                # The clock's setter checks the value; what it stored is the control.
-                self._clock.scale = _read_speed(value)  # type: ignore[assignment]
-                self._speed_ctl = self._clock.scale
-                self._apply_mode()
-            elif lane == _PAUSED:
-                self._paused_ctl = _read_paused(value)
-                self._apply_mode()
-            elif lane == _MODE:
-                self._mode_ctl = _read_mode(value)
-                self._apply_mode()
-            elif lane == _LOCKSTEP:
-                self._clock.lockstep_steps = _read_int(value)   # the setter checks it
-            else:
-                self._count_steps(_read_int(value))
-        except Exception as exc:  # noqa: BLE001 - a control value never breaks a frame
-            # The reason is the message of whoever refused it: the reader, or the clock's
-            # own setter (a ValueError or TypeError naming the field and the value).
-            self._ignore(key, value, str(exc))
+            # Most frames change nothing, and the list comparison, in C, tests identity
+            # first; an equal value is no change either (as _same says). An odd __eq__
+            # that raises is left to the per-lane test.
+            if values == seen:
+                return []
+        except Exception:  # noqa: BLE001, S110 - the per-lane test below decides
+            pass
+        return [(i, value) for i, (value, last) in enumerate(zip(values, seen))
+                if value is not last]
+
+    def _apply_controls(self, changed: list[tuple[int, Any]]) -> list[tuple[str, object]]:
+        """Apply the changed controls in lane order; the seeds for keys gone missing.
+
+        Touches the clock and the binding, never the tree. A value that cannot be applied is
+        ignored and counted, never raised.
+        """
+        seen = self._seen
+        seeds = []
+        for i, value in changed:
+            if value is _MISSING:
+                seeds.append(self._seed(i))
+                continue
+            last = seen[i]
+            seen[i] = value
+            if last is not _UNSEEN and _same(value, last):
+                continue
+            key, lane = self._controls[i]
+            try:
+                lane.apply(self, lane.read(value))
+            except Exception as exc:  # noqa: BLE001 - a control value never breaks a frame
+                # The reason is the message of whoever refused it: the reader, the shared
+                # checks, or the clock's own setter (each naming the field and the value).
+                self._ignore(key, value, str(exc))
+        return seeds
+
+    def _seed(self, index: int) -> tuple[str, object]:
+        """The lane's key and seed, to write. The seed is what the binding has seen there even
+        if the write fails: the key, still missing, is seeded again by the next drive."""
+        key, lane = self._controls[index]
+        value = self._seen[index] = lane.seed(self)
+        return key, value
+
+    def _run_frame(self, wall_dt: float) -> StepResult:
+        """Run the steps an earlier frame's raising timer interrupted, advance the clock,
+        then run the queued single steps."""
+        clock = self._clock
+        first = clock.tick
+        self._run_steps(min(self._interrupted, clock.owed))
+        self._interrupted = 0
+        result = clock.advance(wall_dt)
+        n, self._pending = self._pending, 0
+        if n > MAX_TICK - clock.tick:   # the advance left them no room: never raise
+            self._ignore(self._keys.step or "", n, "the queued steps would take the tick past "
+                         "2**62")
+            n = 0
+        self._run_steps(n)
+        if clock.tick - first == result.steps:   # the advance was the whole frame
+            return result
+        return StepResult(clock.tick - first, first, result.dropped, clock.alpha)
+
+    def _run_steps(self, n: int) -> None:
+        """Run ``n`` single steps in any mode. If a timer callback raises, the clock owes the
+        steps it did not run and the next drive runs them first (a paused or stepping
+        clock's advance would not), so none is lost or run twice."""
+        if not n:
+            return
+        before = self._clock.tick
+        try:
+            self._clock.advance_ticks(n)
+        except BaseException:
+            self._interrupted = n - (self._clock.tick - before)
+            raise
+
+    def _write(self, seeds: Iterable[tuple[str, object]], result: StepResult | None) -> None:
+        """Write the seeds, then the telemetry: every key the tree takes, whatever it refuses.
+
+        Raises TreeWriteError, carrying ``result``, if it refused any.
+        """
+        tree = self._tree
+        writes: Iterable[tuple[str, object]] = zip(self._telemetry_keys,
+                                                   self._telemetry_values(self._clock))
+        if seeds:
+            writes = chain(seeds, writes)
+        failures: list[tuple[str, Exception]] = []
+        for key, value in writes:
+            try:
+                tree[key] = value
+            except Exception as exc:  # noqa: BLE001 - reported below, after the rest
+                failures.append((key, exc))
+        if failures:
+            raise TreeWriteError(result, tuple(failures)) from failures[0][1]
 
     def _ignore(self, key: str, value: object, reason: str) -> None:
         self.ignored += 1
         self.last_ignored = IgnoredControl(key, value, reason)
 
-    def _count_steps(self, counter: int) -> None:
+    # -- the lanes: how each control is applied and seeded (the table is _CONTROLS) ---------
+
+    def _apply_speed(self, value: Any) -> None:
+        self._clock.scale = value   # the clock's setter checks it; what it stored is the control
+        self._speed_ctl = self._clock.scale
+        self._follow_controls()
+
+    def _seed_speed(self) -> object:
+        self._speed_ctl = self._clock.scale
+        return self._speed_ctl
+
+    def _apply_paused(self, value: bool) -> None:
+        self._paused_ctl = value
+        self._follow_controls()
+
+    def _seed_paused(self) -> object:
+        # From the control, not the clock: a pause that speed 0 asks for is not a paused
+        # control, and reseeding it as one would keep the clock paused once speed returns.
+        return self._paused_ctl
+
+    def _apply_mode(self, value: Mode) -> None:
+        self._mode_ctl = value
+        self._follow_controls()
+
+    def _seed_mode(self) -> object:
+        # While the clock is in the mode the keys asked for, the mode control is the seed (a
+        # pause the paused or speed lane asks for is theirs to lift); a mode set directly on
+        # the clock since is taken over.
+        mode = self._clock.mode
+        if mode is not self._applied_mode:
+            self._mode_ctl = mode
+        return self._mode_ctl.value
+
+    def _apply_lockstep_steps(self, value: Any) -> None:
+        self._clock.lockstep_steps = value   # the clock's setter checks it
+
+    def _seed_lockstep_steps(self) -> object:
+        return self._clock.lockstep_steps
+
+    def _apply_step(self, counter: int) -> None:
         last = self._counter
         if last is not None and counter > last:
-            if self._clock.tick + self._pending + (counter - last) > _MAX_COUNT:
+            if counter - last > MAX_TICK - self._clock.tick - self._pending:
                 raise ValueError("an increment that would take the tick past 2**62")
             self._pending += counter - last
         # The first value, or one that went backwards: resynchronise, run nothing.
         self._counter = counter
 
-    def _apply_mode(self) -> None:
-        mode = self._mode_ctl
-        if ((mode is Mode.LIVE or mode is Mode.LOCKSTEP)
-                and (self._paused_ctl or self._speed_ctl == 0.0)):
-            mode = Mode.PAUSED
+    def _seed_step(self) -> object:
+        self._counter = 0
+        return 0
+
+    def _follow_controls(self) -> None:
+        """Set the clock's mode to the one the controls ask for, if that moved."""
+        mode = _asked_mode(self._mode_ctl, self._paused_ctl, self._speed_ctl)
         # Only a move in what the keys ask for touches the clock, so a mode set directly on
         # the clock stands through changes that leave it the same.
         if mode is not self._applied_mode:
             self._applied_mode = mode
             self._clock.mode = mode
 
-    def _publish(self) -> None:
-        tree = self._tree
-        clock = self._clock
-        k_time, k_tick, k_fixed_dt, k_realized, k_dropped = self._telemetry
-        if k_time is not None:
-            tree[k_time] = clock.t
-        if k_tick is not None:
-            tree[k_tick] = clock.tick
-        if k_fixed_dt is not None:
-            tree[k_fixed_dt] = clock.fixed_dt
-        if k_realized is not None:
-            tree[k_realized] = clock.realized_scale
-        if k_dropped is not None:
-            tree[k_dropped] = clock.total_dropped
-
     def __repr__(self) -> str:
         return (f"WorldClockBinding(keys={self._keys!r}, tick={self._clock.tick}, "
                 f"ignored={self.ignored})")
 
 
-def _table(keys: object) -> WorldClockKeys:
-    """A private, checked copy of the key table ``keys`` names."""
-    if keys is None:
-        return WorldClockKeys.under("sim")
-    if isinstance(keys, str):
-        return WorldClockKeys.under(keys)
-    if not isinstance(keys, WorldClockKeys):
-        raise TypeError(f"keys must be a prefix str, a WorldClockKeys or None, got {keys!r}")
-    used: dict[str, str] = {}
-    for name in keys.CONTROLS + keys.TELEMETRY:
-        key = getattr(keys, name)
-        _check_key(name, key)
-        if key:
-            if key in used:
-                raise ValueError(f"keys {used[key]} and {name} are both {key!r}")
-            used[key] = name
-    return dataclasses.replace(keys)
+class _Control(NamedTuple):
+    """One control lane: its key attribute, and how the binding reads, applies and seeds it."""
+
+    name: str
+    read: Callable[[object], Any]                     # tree value -> control; raise to ignore
+    apply: Callable[[WorldClockBinding, Any], None]   # raise to ignore
+    seed: Callable[[WorldClockBinding], object]       # a missing key's value (and control)
+
+
+#: The control lanes, in ``WorldClockKeys.CONTROLS`` order (the order a drive applies them).
+_CONTROLS = (
+    _Control("speed", _read_speed, WorldClockBinding._apply_speed,
+             WorldClockBinding._seed_speed),
+    _Control("paused", _read_paused, WorldClockBinding._apply_paused,
+             WorldClockBinding._seed_paused),
+    _Control("mode", _read_mode, WorldClockBinding._apply_mode, WorldClockBinding._seed_mode),
+    _Control("lockstep_steps", _whole, WorldClockBinding._apply_lockstep_steps,
+             WorldClockBinding._seed_lockstep_steps),
+    _Control("step", _read_step, WorldClockBinding._apply_step, WorldClockBinding._seed_step),
+)
+
+#: The telemetry lanes and the clock attribute each publishes, in ``WorldClockKeys.TELEMETRY``
+#: order.
+_TELEMETRY = (
+    ("time", "t"),
+    ("tick", "tick"),
+    ("fixed_dt", "fixed_dt"),
+    ("realized_speed", "realized_scale"),
+    ("dropped", "total_dropped"),
+)
+
+
+def _values_of(attributes: Iterable[str]) -> Callable[[WorldClock], tuple[object, ...]]:
+    """A function reading the clock's ``attributes`` into a tuple, in one C call."""
+    names = tuple(attributes)
+    if not names:
+        return lambda clock: ()
+    if len(names) == 1:   # attrgetter of one name returns the value, not a 1-tuple
+        one = attrgetter(names[0])
+        return lambda clock: (one(clock),)
+    return attrgetter(*names)

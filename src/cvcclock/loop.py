@@ -12,7 +12,6 @@ import asyncio
 import collections
 import inspect
 import math
-import operator
 import os
 import statistics
 import time
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from cvcclock._core import StepResult, WorldClock
-from cvcclock.checks import check_seconds
+from cvcclock.checks import check_bool, check_count, check_real, check_seconds
 
 __all__ = ["FrameDriver", "FrameLoop", "PacingStats"]
 
@@ -95,18 +94,12 @@ def _check_callable(name: str, value: object) -> None:
         raise TypeError(f"{name} must be callable or None, got {value!r}")
 
 
-def _check_max_frames(value: object) -> int | None:
-    if value is None:
-        return None
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        count = operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
-        raise TypeError(f"max_frames must be an integer or None, got {value!r}") from None
-    if count < 0:
-        raise ValueError(f"max_frames must be None or >= 0, got {value!r}")
-    return count
+def _check_fps(value: object) -> float:
+    """A frame rate: a finite real number > 0 whose period ``1 / fps`` is finite too."""
+    fps = check_real(value, "fps")
+    if not fps > 0.0 or not math.isfinite(1.0 / fps):
+        raise ValueError(f"fps must be > 0 with a finite period 1 / fps, got {value!r}")
+    return fps
 
 
 class _Run:
@@ -119,7 +112,7 @@ class _Run:
                  until: Until | None) -> None:
         _check_callable("on_frame", on_frame)
         _check_callable("until", until)
-        self.max_frames = _check_max_frames(max_frames)
+        self.max_frames = None if max_frames is None else check_count(max_frames, "max_frames")
         self.loop = loop
         self.until = until
         self.frames = 0
@@ -188,10 +181,11 @@ class FrameLoop:
         ``drive(wall_dt)`` and ``clock`` (each frame calls ``drive(wall_dt)``), such as a
         ``WorldClockBinding``.
     fps : float
-        Target frames per second; finite and > 0.
+        Target frames per second; a finite real number > 0 (``1 / fps`` finite too).
     capture : bool
         False: real time; each frame drives with the measured wall time since the last.
         True: a capture; each frame drives with exactly ``1 / fps`` and nothing sleeps.
+        A bool (``numpy.bool_`` too).
     spin : float
         Seconds before each deadline to stop sleeping and spin on ``perf_counter``:
         ``time.sleep`` overshoots by tens of microseconds (more on a loaded machine), the
@@ -200,8 +194,8 @@ class FrameLoop:
     Raises
     ------
     TypeError
-        If ``driver`` is neither a ``WorldClock`` nor has ``drive`` and ``clock``, or
-        ``spin`` is not a real number (a bool is not).
+        If ``driver`` is neither a ``WorldClock`` nor has ``drive`` and ``clock``, ``fps``
+        or ``spin`` is not a real number (a bool is not), or ``capture`` is not a bool.
     ValueError
         If ``fps`` or ``spin`` is out of range.
     """
@@ -218,12 +212,19 @@ class FrameLoop:
         else:
             raise TypeError(f"driver must be a WorldClock or have drive(wall_dt) and a "
                             f"WorldClock .clock, got {driver!r}")
-        if isinstance(fps, bool) or not (isinstance(fps, (int, float)) and 0 < fps < math.inf):
-            raise ValueError(f"fps must be a finite number > 0, got {fps!r}")
+        self._fps = _check_fps(fps)
+        self._capture = check_bool(capture, "capture")
         self._spin = check_seconds(spin, "spin")
-        self._period = 1.0 / fps
-        self._fps = fps
-        self.capture = bool(capture)
+        self._period = 1.0 / self._fps
+
+    @property
+    def capture(self) -> bool:
+        """Whether runs are captures; assignable, checked as in the constructor."""
+        return self._capture
+
+    @capture.setter
+    def capture(self, value: bool) -> None:
+        self._capture = check_bool(value, "capture")
 
     @property
     def spin(self) -> float:
@@ -274,7 +275,7 @@ class FrameLoop:
             If ``on_frame`` or ``until`` is neither callable nor None, or ``max_frames`` is
             neither an integer (a bool is not) nor None; checked before the first frame.
         ValueError
-            If ``max_frames`` is negative.
+            If ``max_frames`` is negative or above 2**62.
         """
         run = _Run(self, on_frame, max_frames, until)
         while run.more():

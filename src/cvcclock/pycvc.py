@@ -16,17 +16,34 @@ and ``clock_follower.follower`` the ``cvcclock.ClockFollower``, so the two APIs 
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+import contextlib
+import re
+from collections.abc import Iterator, MutableMapping
 from typing import Any, SupportsIndex
 
 from cvcclock._core import ClockConfig, ClockFollower, StepResult, WorldClock, ticks_per_step
-from cvcclock.binding import WorldClockBinding, WorldClockKeys
+from cvcclock.binding import WorldClockBinding
+from cvcclock.checks import check_bool
+from cvcclock.keys import WorldClockKeys
 
 __all__ = ["App", "clock_follower", "ticks_per_step", "world_clock", "world_clock_binding",
            "world_clock_keys"]
 
 #: pycvc's name for ``cvcclock.WorldClockKeys``: ``world_clock_keys.under("coast.clock")``.
 world_clock_keys = WorldClockKeys
+
+
+@contextlib.contextmanager
+def _named(core_name: str, name: str) -> Iterator[None]:
+    """Re-raise the core's TypeError or ValueError about ``core_name`` as one about ``name``,
+    the argument the pycvc caller passed: the rule stays the core's, the name is pycvc's."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        message, renamed = re.subn(rf"^{core_name}\b", name, str(exc))
+        if not renamed:
+            raise
+        raise type(exc)(message) from None
 
 
 class world_clock:  # noqa: N801 - pycvc's name
@@ -64,15 +81,29 @@ class world_clock:  # noqa: N801 - pycvc's name
         lockstep_steps : int
             Quanta per ``advance`` in lockstep.
         cap_scales_with_rate : bool
-            For scale > 1 the cap becomes ``max_steps * ceil(scale)``.
+            For scale > 1 the cap becomes ``max_steps * ceil(scale)``; ``numpy.bool_`` too.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If an argument is bad, naming it as here (``max_steps``); nothing changes.
         """
-        self.clock.configure(ClockConfig(
-            fixed_dt=fixed_dt, scale=scale, max_steps_per_advance=max_steps,
-            lockstep_steps=lockstep_steps, cap_scales_with_rate=cap_scales_with_rate))
+        cap = check_bool(cap_scales_with_rate, "cap_scales_with_rate")
+        with _named("max_steps_per_advance", "max_steps"):
+            config = ClockConfig(fixed_dt=fixed_dt, scale=scale, max_steps_per_advance=max_steps,
+                                 lockstep_steps=lockstep_steps, cap_scales_with_rate=cap)
+        self.clock.configure(config)
 
     def set_mode_name(self, name: str) -> None:
-        """Set the mode by name: ``live``, ``lockstep``, ``stepping``, ``paused`` or ``replay``."""
-        self.clock.mode = name
+        """Set the mode by name: ``live``, ``lockstep``, ``stepping``, ``paused`` or ``replay``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``name`` is not a str (or ``Mode``) or names no mode; nothing changes.
+        """
+        with _named("mode", "name"):
+            self.clock.mode = name
 
     def mode_name(self) -> str:
         """The current mode's name."""
@@ -186,7 +217,8 @@ class clock_follower:  # noqa: N801 - pycvc's name
         return self.follower.alpha(tick, clock_alpha)
 
     def __repr__(self) -> str:
-        return f"pycvc.clock_follower(k={self.follower.period}, last_tick={self.follower.last_tick})"
+        follower = self.follower
+        return f"pycvc.clock_follower(k={follower.period}, last_tick={follower.last_tick})"
 
 
 class App:

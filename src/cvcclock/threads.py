@@ -10,6 +10,7 @@ and before ``configure`` or ``seek_tick``, so the steps due before a discontinui
 from __future__ import annotations
 
 import threading
+import warnings
 import weakref
 from collections.abc import Callable
 from time import perf_counter
@@ -17,7 +18,7 @@ from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from cvcclock._core import ClockFollower, Mode, WorldClock
-from cvcclock.checks import check_seconds
+from cvcclock.checks import check_bool, check_seconds
 
 __all__ = ["SimThread", "SimWorld"]
 
@@ -27,6 +28,9 @@ S_co = TypeVar("S_co", covariant=True)
 # The longest the worker blocks without looking at its stop flag. The clock's
 # wait_for_tick_change has no external wake-up, so close() is prompt to within this.
 _POLL = 0.02
+
+# How much of a world's repr a warning quotes.
+_REPR_LIMIT = 200
 
 
 @runtime_checkable
@@ -58,6 +62,20 @@ def _world_callables(world: object) -> tuple[Callable[[float], object], Callable
     raise TypeError(
         f"world must have step(dt) and snapshot() methods, or be a (step, snapshot) pair of "
         f"callables, got {world!r}")
+
+
+def _describe(world: object) -> str:
+    """The world's repr for messages, taken while it is idle; never raises."""
+    try:
+        text = repr(world)
+    except Exception:  # noqa: BLE001 - a broken repr must not break a constructor
+        text = object.__repr__(world)
+    return text if len(text) <= _REPR_LIMIT else text[:_REPR_LIMIT - 3] + "..."
+
+
+def _join_timeout(value: object, name: str) -> float:
+    """Seconds to join the worker: finite, >= 0 and at most ``threading.TIMEOUT_MAX``."""
+    return check_seconds(value, name, maximum=threading.TIMEOUT_MAX)
 
 
 def _timeout(value: object) -> float | None:
@@ -202,14 +220,20 @@ class SimThread(Generic[S]):
         False (default): another thread (a frame loop, a binding's ``drive``) advances the
         clock and the worker follows it. True: nothing else drives the clock, so the worker
         is its one driver, advancing it by the ``perf_counter`` time elapsed and sleeping
-        until the next quantum is due; no other thread may then advance the clock.
+        until the next quantum is due; no other thread may then advance the clock. A bool
+        (``numpy.bool_`` too).
+    stop_timeout : float
+        The bound on stopping: the most seconds ``close`` (and leaving ``with``) waits for
+        the worker to end, finite, >= 0 and at most ``threading.TIMEOUT_MAX``; 2 s by
+        default. See Notes.
 
     Raises
     ------
     TypeError
-        If ``world`` has no ``step`` and ``snapshot``, or ``clock`` is not a ``WorldClock``.
+        If ``world`` has no ``step`` and ``snapshot``, ``clock`` is not a ``WorldClock``,
+        ``drive_clock`` is not a bool, or ``dt`` or ``stop_timeout`` is not a real number.
     ValueError
-        If ``dt`` is not a whole number of quanta.
+        If ``dt`` is not a whole number of quanta, or ``stop_timeout`` is out of range.
 
     Notes
     -----
@@ -230,19 +254,31 @@ class SimThread(Generic[S]):
     ``wait_caught_up`` before ``configure`` or ``seek_tick``: the steps due before it run
     only if the worker takes them before the jump, which otherwise depends on timing.
 
-    Call ``close`` (or use ``with``) when done. A SimThread dropped unclosed stops its worker
-    too, once it is collected: the worker holds the world, the clock and its own state but
-    never the SimThread, and a ``weakref.finalize`` sets its stop flag. (A world that refers
-    back to its SimThread keeps it alive, and the worker running, until closed.)
+    Call ``close`` (or use ``with``) when done. Stopping is bounded: a worker waiting on the
+    clock stops within a few tens of milliseconds, one inside ``world.step`` once that step
+    returns. If it has not ended within ``stop_timeout`` seconds (a ``world.step`` blocked
+    for ever, say), ``close`` gives up waiting: it warns with a ``RuntimeWarning`` that names
+    the world and says the worker was left running, and returns. The worker is a daemon
+    thread with its stop flag set, so it runs no further step once the blocked one returns,
+    and it never keeps the interpreter from exiting.
+
+    A SimThread dropped unclosed stops its worker too, once it is collected: the worker holds
+    the world, the clock and its own state but never the SimThread, and a
+    ``weakref.finalize`` sets its stop flag. (A world that refers back to its SimThread keeps
+    it alive, and the worker running, until closed.)
     """
 
     def __init__(self, world: SimWorld[S] | tuple[Callable[[float], object], Callable[[], S]],
-                 clock: WorldClock, dt: float, *, drive_clock: bool = False) -> None:
+                 clock: WorldClock, dt: float, *, drive_clock: bool = False,
+                 stop_timeout: float = 2.0) -> None:
         if not isinstance(clock, WorldClock):
             raise TypeError(f"clock must be a WorldClock, got {clock!r}")
         step, snapshot = _world_callables(world)
+        drive = check_bool(drive_clock, "drive_clock")
+        self._stop_timeout = _join_timeout(stop_timeout, "stop_timeout")
         follower = ClockFollower.for_step(clock, dt)   # validates dt
-        self._w: _Worker[S] = _Worker(step, snapshot, clock, follower, dt, bool(drive_clock))
+        self._world = _describe(world)
+        self._w: _Worker[S] = _Worker(step, snapshot, clock, follower, dt, drive)
         self._thread = threading.Thread(target=self._w._work, name=f"SimThread(dt={dt!r})",
                                         daemon=True)
         self._thread.start()
@@ -259,6 +295,11 @@ class SimThread(Generic[S]):
     def dt(self) -> float:
         """The world's step in seconds."""
         return self._w.dt
+
+    @property
+    def stop_timeout(self) -> float:
+        """The most seconds ``close`` waits for the worker to end (see the class notes)."""
+        return self._stop_timeout
 
     @property
     def period(self) -> int:
@@ -325,37 +366,57 @@ class SimThread(Generic[S]):
         return caught_up
 
     def close(self, timeout: float | None = None) -> None:
-        """Stop the worker and wait for it to end; never raises. Idempotent.
+        """Stop the worker and wait for it to end, at most ``timeout`` seconds. Idempotent.
 
         A worker waiting on the clock stops within a few tens of milliseconds; one inside
         ``world.step`` stops when that step returns. Callers blocked in ``wait_caught_up``
-        return False at once.
+        return False at once. The worker's error, if it had one, is not raised here.
 
         Parameters
         ----------
         timeout : float or None
-            Seconds to wait for the worker at most; None waits until it ends. Since close
-            never raises, a timeout that is not a finite number >= 0 (NaN, negative, a str)
-            is taken as None.
+            Seconds to wait for the worker at most, finite, >= 0 and at most
+            ``threading.TIMEOUT_MAX``; None is the SimThread's ``stop_timeout``.
+
+        Warns
+        -----
+        RuntimeWarning
+            If the worker has not ended in time: it is left running as a daemon thread,
+            to end once its step returns (see the class notes).
+
+        Raises
+        ------
+        TypeError
+            If ``timeout`` is neither None nor a real number; nothing is stopped.
+        ValueError
+            If ``timeout`` is NaN, infinite, negative or too large; nothing is stopped.
         """
-        try:
-            seconds = _timeout(timeout)
-        except (TypeError, ValueError):
-            seconds = None
+        seconds = self._stop_timeout if timeout is None else _join_timeout(timeout, "timeout")
+        self._stop(seconds, stacklevel=3)
+
+    def _stop(self, seconds: float, stacklevel: int) -> None:
+        """Set the stop flag, release the waiters, and join the worker for ``seconds``."""
         w = self._w
         w.stop.set()
         with w.cond:
             w.closed = True
             w.cond.notify_all()
         # close() from inside world.step (the worker itself) must not join its own thread.
-        if self._thread is not threading.current_thread():
-            self._thread.join(seconds)
+        if self._thread is threading.current_thread():
+            return
+        self._thread.join(seconds)
+        if self._thread.is_alive():
+            warnings.warn(
+                f"SimThread: the worker stepping {self._world} did not stop within "
+                f"{seconds:g} s (a call such as world.step has not returned); it was left "
+                f"running as a daemon thread, which runs no further step and does not keep "
+                f"the interpreter from exiting", RuntimeWarning, stacklevel=stacklevel)
 
     def __enter__(self) -> SimThread[S]:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self.close()
+        self._stop(self._stop_timeout, stacklevel=3)
 
     def __repr__(self) -> str:
         w = self._w

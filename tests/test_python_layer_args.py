@@ -1,0 +1,303 @@
+"""Every public call of the Python layer (keys, binding, threads, loop, pycvc) refuses bad input
+the way the core does: TypeError for a wrong type, ValueError for a wrong value, the message
+naming the argument (as the caller spelled it) and the value, and nothing changed."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+
+import numpy as np
+import pytest
+
+import cvcclock.pycvc as pycvc
+from cvcclock import ClockConfig, ClockFollower, FrameLoop, SimThread, WorldClock
+from cvcclock.binding import WorldClockBinding
+from cvcclock.keys import WorldClockKeys
+
+HUGE = 10**400      # as an int, past every bound; as a float, an OverflowError in disguise
+WAIT = 10.0
+
+
+def clock_state(clock):
+    return (clock.tick, clock.mode, clock.config, clock.frame, clock.alpha, clock.scale,
+            clock.lockstep_steps, clock.discontinuities)
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def step(self, dt):
+        self.n += 1
+
+    def snapshot(self):
+        return self.n
+
+
+@pytest.fixture
+def sims():
+    """SimThreads a case makes, closed after it."""
+    made: list[SimThread] = []
+    yield made
+    for sim in made:
+        sim.close()
+
+
+def make_binding():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    clock.advance(0.025)
+    binding = WorldClockBinding({}, clock)
+    binding.request_steps(2)
+    return binding
+
+
+def binding_state(binding):
+    return (clock_state(binding.clock), dict(binding.tree), binding.queued_steps,
+            binding.ignored, binding.keys)
+
+
+def make_loop():
+    return FrameLoop(WorldClock(ClockConfig(fixed_dt=0.01)), 60, spin=2e-3)
+
+
+def loop_state(loop):
+    return (loop.fps, loop.period, loop.capture, loop.spin, clock_state(loop.clock))
+
+
+def make_pycvc_clock():
+    clock = pycvc.world_clock()
+    clock.set_config(0.01, 2.0, 4, 3, False)
+    clock.advance_ticks(5)
+    return clock
+
+
+def pycvc_state(clock):
+    return clock_state(clock.clock)
+
+
+def make_follower():
+    return pycvc.clock_follower(3, 6)
+
+
+def follower_state(follower):
+    return (follower.period, follower.follower.last_tick)
+
+
+def threads_state(_):
+    return threading.active_count()
+
+
+def run(loop, **kwargs):
+    return loop.run(**{"max_frames": 2, **kwargs})
+
+
+def run_async(loop, **kwargs):
+    return asyncio.run(loop.run_async(**{"max_frames": 2, **kwargs}))
+
+
+def set_attr(name, value):
+    return lambda subject: setattr(subject, name, value)
+
+
+# (id, make the subject, its observable state, the bad call, error, argument, value)
+CASES = [
+    # -- the key table and the binding --
+    ("under prefix=3", lambda: None, threads_state, lambda _: WorldClockKeys.under(3),
+     TypeError, "prefix", 3),
+    ("for_scene speed=None", lambda: None, threads_state,
+     lambda _: WorldClockKeys.for_scene(speed=None, paused=None, time=None, tick=None),
+     TypeError, "speed", None),
+    ("for_scene tick=1", lambda: None, threads_state,
+     lambda _: WorldClockKeys.for_scene(speed="a.speed", paused=None, time=None, tick=1),
+     TypeError, "tick", 1),
+    ("resolve keys=4", lambda: None, threads_state, lambda _: WorldClockKeys.resolve(4),
+     TypeError, "keys", 4),
+    ("binding tree=[]", make_binding, binding_state,
+     lambda b: WorldClockBinding([], b.clock), TypeError, "tree", []),
+    ("binding clock='c'", make_binding, binding_state,
+     lambda b: WorldClockBinding({}, "c"), TypeError, "clock", "c"),
+    ("binding keys=1.0", make_binding, binding_state,
+     lambda b: WorldClockBinding(b.tree, b.clock, 1.0), TypeError, "keys", 1.0),
+    ("binding.keys=b'x'", make_binding, binding_state, set_attr("keys", b"x"),
+     TypeError, "keys", b"x"),
+    ("request_steps n=-1", make_binding, binding_state, lambda b: b.request_steps(-1),
+     ValueError, "n", -1),
+    ("request_steps n=1.5", make_binding, binding_state, lambda b: b.request_steps(1.5),
+     TypeError, "n", 1.5),
+    ("request_steps n=True", make_binding, binding_state, lambda b: b.request_steps(True),
+     TypeError, "n", True),
+    ("request_steps n=np.True_", make_binding, binding_state,
+     lambda b: b.request_steps(np.True_), TypeError, "n", np.True_),
+    ("request_steps n='2'", make_binding, binding_state, lambda b: b.request_steps("2"),
+     TypeError, "n", "2"),
+    ("request_steps n=HUGE", make_binding, binding_state, lambda b: b.request_steps(HUGE),
+     ValueError, "n", HUGE),
+    ("drive wall_dt=-1", make_binding, binding_state, lambda b: b.drive(-1),
+     ValueError, "wall_dt", -1),
+    ("drive wall_dt=nan", make_binding, binding_state, lambda b: b.drive(math.nan),
+     ValueError, "wall_dt", math.nan),
+    ("drive wall_dt=HUGE", make_binding, binding_state, lambda b: b.drive(HUGE),
+     ValueError, "wall_dt", HUGE),
+    ("drive wall_dt='0.1'", make_binding, binding_state, lambda b: b.drive("0.1"),
+     TypeError, "wall_dt", "0.1"),
+    ("drive wall_dt=np.True_", make_binding, binding_state, lambda b: b.drive(np.True_),
+     TypeError, "wall_dt", np.True_),
+    # -- SimThread --
+    ("SimThread world=3", lambda: WorldClock(), threads_state,
+     lambda c: SimThread(3, c, 0.01), TypeError, "world", 3),
+    ("SimThread clock=None", lambda: WorldClock(), threads_state,
+     lambda c: SimThread(Counter(), None, 0.01), TypeError, "clock", None),
+    ("SimThread dt='x'", lambda: WorldClock(), threads_state,
+     lambda c: SimThread(Counter(), c, "x"), TypeError, "dt", "x"),
+    ("SimThread dt=HUGE", lambda: WorldClock(), threads_state,
+     lambda c: SimThread(Counter(), c, HUGE), ValueError, "dt", HUGE),
+    ("SimThread dt=0.015", lambda: WorldClock(ClockConfig(fixed_dt=0.01)), threads_state,
+     lambda c: SimThread(Counter(), c, 0.015), ValueError, "dt", 0.015),
+    ("SimThread drive_clock='False'", lambda: WorldClock(), threads_state,
+     lambda c: SimThread(Counter(), c, 1 / 120, drive_clock="False"), TypeError,
+     "drive_clock", "False"),
+    ("SimThread stop_timeout=-1", lambda: WorldClock(), threads_state,
+     lambda c: SimThread(Counter(), c, 1 / 120, stop_timeout=-1), ValueError,
+     "stop_timeout", -1),
+    ("SimThread stop_timeout=HUGE", lambda: WorldClock(), threads_state,
+     lambda c: SimThread(Counter(), c, 1 / 120, stop_timeout=HUGE), ValueError,
+     "stop_timeout", HUGE),
+    ("SimThread stop_timeout='1'", lambda: WorldClock(), threads_state,
+     lambda c: SimThread(Counter(), c, 1 / 120, stop_timeout="1"), TypeError,
+     "stop_timeout", "1"),
+    # wait_caught_up and close: the subject is a running SimThread (see test below).
+    ("wait_caught_up timeout=-1", "sim", None, lambda s: s.wait_caught_up(-1),
+     ValueError, "timeout", -1),
+    ("wait_caught_up timeout=HUGE", "sim", None, lambda s: s.wait_caught_up(HUGE),
+     ValueError, "timeout", HUGE),
+    ("wait_caught_up timeout='1'", "sim", None, lambda s: s.wait_caught_up("1"),
+     TypeError, "timeout", "1"),
+    ("close timeout=nan", "sim", None, lambda s: s.close(math.nan),
+     ValueError, "timeout", math.nan),
+    ("close timeout=HUGE", "sim", None, lambda s: s.close(HUGE),
+     ValueError, "timeout", HUGE),
+    ("close timeout=[1]", "sim", None, lambda s: s.close([1]), TypeError, "timeout", [1]),
+    # -- FrameLoop --
+    ("FrameLoop driver=3", make_loop, loop_state, lambda lp: FrameLoop(3, 60),
+     TypeError, "driver", 3),
+    ("FrameLoop fps='60'", make_loop, loop_state, lambda lp: FrameLoop(lp.clock, "60"),
+     TypeError, "fps", "60"),
+    ("FrameLoop fps=True", make_loop, loop_state, lambda lp: FrameLoop(lp.clock, True),
+     TypeError, "fps", True),
+    ("FrameLoop fps=0", make_loop, loop_state, lambda lp: FrameLoop(lp.clock, 0),
+     ValueError, "fps", 0),
+    ("FrameLoop fps=HUGE", make_loop, loop_state, lambda lp: FrameLoop(lp.clock, HUGE),
+     ValueError, "fps", HUGE),
+    ("FrameLoop capture='False'", make_loop, loop_state,
+     lambda lp: FrameLoop(lp.clock, 60, capture="False"), TypeError, "capture", "False"),
+    ("FrameLoop capture=1", make_loop, loop_state,
+     lambda lp: FrameLoop(lp.clock, 60, capture=1), TypeError, "capture", 1),
+    ("FrameLoop spin=HUGE", make_loop, loop_state,
+     lambda lp: FrameLoop(lp.clock, 60, spin=HUGE), ValueError, "spin", HUGE),
+    ("FrameLoop spin='0'", make_loop, loop_state,
+     lambda lp: FrameLoop(lp.clock, 60, spin="0"), TypeError, "spin", "0"),
+    ("loop.capture='yes'", make_loop, loop_state, set_attr("capture", "yes"),
+     TypeError, "capture", "yes"),
+    ("loop.spin=-1", make_loop, loop_state, set_attr("spin", -1), ValueError, "spin", -1),
+    ("run max_frames=HUGE", make_loop, loop_state, lambda lp: run(lp, max_frames=HUGE),
+     ValueError, "max_frames", HUGE),
+    ("run max_frames=2.0", make_loop, loop_state, lambda lp: run(lp, max_frames=2.0),
+     TypeError, "max_frames", 2.0),
+    ("run until=1", make_loop, loop_state, lambda lp: run(lp, until=1),
+     TypeError, "until", 1),
+    ("run_async max_frames=-1", make_loop, loop_state,
+     lambda lp: run_async(lp, max_frames=-1), ValueError, "max_frames", -1),
+    ("run_async on_frame=2", make_loop, loop_state, lambda lp: run_async(lp, on_frame=2),
+     TypeError, "on_frame", 2),
+    # -- pycvc: errors name pycvc's own arguments --
+    ("world_clock config=0.01", make_pycvc_clock, pycvc_state,
+     lambda c: pycvc.world_clock(0.01), TypeError, "config", 0.01),
+    ("set_config fixed_dt='x'", make_pycvc_clock, pycvc_state, lambda c: c.set_config("x"),
+     TypeError, "fixed_dt", "x"),
+    ("set_config fixed_dt=HUGE", make_pycvc_clock, pycvc_state,
+     lambda c: c.set_config(HUGE), ValueError, "fixed_dt", HUGE),
+    ("set_config scale=-1", make_pycvc_clock, pycvc_state,
+     lambda c: c.set_config(0.01, -1), ValueError, "scale", -1),
+    ("set_config max_steps=0", make_pycvc_clock, pycvc_state,
+     lambda c: c.set_config(0.01, 1.0, 0), ValueError, "max_steps must", 0),
+    ("set_config max_steps=1.5", make_pycvc_clock, pycvc_state,
+     lambda c: c.set_config(0.01, 1.0, 1.5), TypeError, "max_steps must", 1.5),
+    ("set_config max_steps=HUGE", make_pycvc_clock, pycvc_state,
+     lambda c: c.set_config(0.01, 1.0, HUGE), ValueError, "max_steps must", HUGE),
+    ("set_config lockstep_steps=True", make_pycvc_clock, pycvc_state,
+     lambda c: c.set_config(0.01, 1.0, 8, True), TypeError, "lockstep_steps", True),
+    ("set_config cap_scales_with_rate='no'", make_pycvc_clock, pycvc_state,
+     lambda c: c.set_config(0.01, 1.0, 8, 1, "no"), TypeError, "cap_scales_with_rate", "no"),
+    ("set_mode_name name=3", make_pycvc_clock, pycvc_state, lambda c: c.set_mode_name(3),
+     TypeError, "name must", 3),
+    ("set_mode_name name='warp'", make_pycvc_clock, pycvc_state,
+     lambda c: c.set_mode_name("warp"), ValueError, "name=", "warp"),
+    ("advance wall_dt=HUGE", make_pycvc_clock, pycvc_state, lambda c: c.advance(HUGE),
+     ValueError, "wall_dt", HUGE),
+    ("advance_ticks n=HUGE", make_pycvc_clock, pycvc_state, lambda c: c.advance_ticks(HUGE),
+     ValueError, "n", HUGE),
+    ("advance_ticks n=2.0", make_pycvc_clock, pycvc_state, lambda c: c.advance_ticks(2.0),
+     TypeError, "n", 2.0),
+    ("wait_for_tick_change tick=HUGE", make_pycvc_clock, pycvc_state,
+     lambda c: c.wait_for_tick_change(HUGE, 0.0), ValueError, "tick", HUGE),
+    ("wait_for_tick_change timeout=HUGE", make_pycvc_clock, pycvc_state,
+     lambda c: c.wait_for_tick_change(0, HUGE), ValueError, "timeout", HUGE),
+    ("clock_follower k=0", make_follower, follower_state, lambda f: pycvc.clock_follower(0),
+     ValueError, "k", 0),
+    ("clock_follower k=HUGE", make_follower, follower_state,
+     lambda f: pycvc.clock_follower(HUGE), ValueError, "k", HUGE),
+    ("clock_follower start_tick=1.5", make_follower, follower_state,
+     lambda f: pycvc.clock_follower(2, 1.5), TypeError, "start_tick", 1.5),
+    ("for_step clock='c'", make_follower, follower_state,
+     lambda f: pycvc.clock_follower.for_step("c", 0.01), TypeError, "clock", "c"),
+    ("for_step dt=HUGE", make_follower, follower_state,
+     lambda f: pycvc.clock_follower.for_step(WorldClock(), HUGE), ValueError, "dt", HUGE),
+    ("take clock=None", make_follower, follower_state, lambda f: f.take(None),
+     TypeError, "clock", None),
+    ("alpha tick=1.5", make_follower, follower_state, lambda f: f.alpha(1.5, 0.5),
+     TypeError, "tick", 1.5),
+    ("alpha clock_alpha=HUGE", make_follower, follower_state, lambda f: f.alpha(1, HUGE),
+     ValueError, "clock_alpha", HUGE),
+    ("App tree='sim'", lambda: None, threads_state, lambda _: pycvc.App("sim"),
+     TypeError, "tree", "sim"),
+    ("world_clock_binding app={}", make_pycvc_clock, pycvc_state,
+     lambda c: pycvc.world_clock_binding({}, c), TypeError, "app", {}),
+    ("world_clock_binding clock=1", make_pycvc_clock, pycvc_state,
+     lambda c: pycvc.world_clock_binding(pycvc.App(), 1), TypeError, "clock", 1),
+]
+
+
+@pytest.mark.parametrize("make, observe, call, error, name, value",
+                         [case[1:] for case in CASES], ids=[case[0] for case in CASES])
+def test_a_bad_argument_is_named_with_its_value_and_changes_nothing(make, observe, call, error,
+                                                                   name, value, sims):
+    if make == "sim":        # a running SimThread: it must keep running, with nothing lost
+        clock = WorldClock()
+        subject = SimThread(Counter(), clock, 1 / 120)
+        sims.append(subject)
+        clock.step_once()
+        assert subject.wait_caught_up(WAIT)
+
+        def observe(sim):
+            return (sim._thread.is_alive(), sim.read(), clock.tick)
+    else:
+        subject = make()
+    before = observe(subject)
+    with pytest.raises(error) as info:
+        call(subject)
+    message = str(info.value)
+    assert name in message and repr(value)[:20] in message, message
+    assert observe(subject) == before
+
+
+def test_the_bools_the_python_layer_takes_include_numpy_bools(sims):
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    loop = FrameLoop(clock, 60, capture=np.True_)
+    assert loop.capture is True
+    sims.append(SimThread(Counter(), clock, 0.01, drive_clock=np.False_))
+    pycvc_clock = pycvc.world_clock()
+    pycvc_clock.set_config(0.01, 1.0, np.int64(8), np.int32(1), np.True_)
+    assert pycvc_clock.clock.config == ClockConfig(fixed_dt=0.01, cap_scales_with_rate=True)
+    assert ClockFollower.for_step(clock, np.float64(0.03)).period == 3
