@@ -176,6 +176,11 @@ def _tick_of(entry: Input) -> int:
     return entry.tick
 
 
+def _check_callable(value: object, name: str) -> None:
+    if not callable(value):
+        raise TypeError(f"{name} must be callable, got {value!r}")
+
+
 class InputFollower:
     """A world that follows the clock and applies its run's inputs before the right steps.
 
@@ -200,8 +205,8 @@ class InputFollower:
             raise TypeError(f"world must have step(dt), apply(name, value), snapshot() and "
                             f"restore(snapshot) methods, got {world!r}")
         keyframe_every = check_count(keyframe_every, "keyframe_every", minimum=1)
-        if on_step is not None and not callable(on_step):
-            raise TypeError(f"on_step must be callable, got {on_step!r}")
+        if on_step is not None:
+            _check_callable(on_step, "on_step")
         clock = log.clock
         self._follower = ClockFollower.for_step(clock, dt)
         self.world = world
@@ -232,7 +237,11 @@ class InputFollower:
 
     @property
     def keyframes(self) -> tuple[Keyframe, ...]:
-        """The keyframes kept, in tick order; the first is the start."""
+        """The keyframes kept, in tick order; the first is the start.
+
+        They are kept for the whole run (a rollback forgets those after its tick): memory
+        grows as the run's steps over ``keyframe_every``, each a snapshot and a clock state.
+        """
         return tuple(self._keyframes[t] for t in self._keyframe_ticks)
 
     def pump(self) -> int:
@@ -340,11 +349,6 @@ class InputFollower:
     def __repr__(self) -> str:
         return (f"InputFollower({self.world!r}, dt={self.dt!r}, tick={self._tick}, "
                 f"steps={self._steps})")
-
-
-def _check_callable(value: object, name: str) -> None:
-    if not callable(value):
-        raise TypeError(f"{name} must be callable, got {value!r}")
 
 
 class _Run:

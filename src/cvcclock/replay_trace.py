@@ -438,12 +438,12 @@ def _read_object(raw: bytes | str, number: int) -> dict[str, Any]:
 
 
 def _expect_keys(obj: dict[str, Any], keys: Sequence[str], what: str) -> None:
-    if set(obj) != set(keys):
-        missing = [k for k in keys if k not in obj]
-        extra = [k for k in obj if k not in keys]
-        raise ValueError(f"{what} line: " + "; ".join(
-            part for part in (f"missing {missing}" if missing else "",
-                              f"unexpected {extra}" if extra else "") if part))
+    missing = [k for k in keys if k not in obj]
+    extra = [k for k in obj if k not in keys]
+    problems = ([f"missing {missing}"] if missing else []) + \
+        ([f"unexpected {extra}"] if extra else [])
+    if problems:
+        raise ValueError(f"{what} line: {'; '.join(problems)}")
 
 
 def _header_from(obj: dict[str, Any]) -> TraceHeader:
