@@ -18,7 +18,7 @@ from cvcclock._core import (
     ticks_per_step,
 )
 from cvcclock._version import __version__
-from cvcclock.binding import IgnoredControl, WorldClockBinding
+from cvcclock.binding import IgnoredControl, TreeWriteError, WorldClockBinding
 from cvcclock.keys import WorldClockKeys
 from cvcclock.loop import FrameDriver, FrameLoop, PacingStats
 from cvcclock.threads import SimThread, SimWorld
@@ -35,6 +35,7 @@ __all__ = [
     "WorldClock",
     "ticks_per_step",
     "IgnoredControl",
+    "TreeWriteError",
     "WorldClockBinding",
     "WorldClockKeys",
     "FrameDriver",

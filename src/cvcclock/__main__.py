@@ -1,8 +1,9 @@
-"""The ``cvcclock`` command line: ``python -m cvcclock demo`` or ``python -m cvcclock bench``.
+"""The ``cvcclock`` command line: ``python -m cvcclock demo``, ``bench`` or ``replay``.
 
-Exit statuses: 0 success, 1 only when the demo finds the determinism contract broken, 2 a
-usage error. A reader that stops reading early (``cvcclock demo | head -1``) ends the output,
-not the command: the rest is discarded and the status is the one the command would have had.
+Exit statuses: 0 success, 1 only when the demo finds the determinism contract broken or a
+replay diverges, 2 a usage error or a file that cannot be read or written. A reader that
+stops reading early (``cvcclock demo | head -1``) ends the output, not the command: the rest
+is discarded and the status is the one the command would have had.
 """
 
 import argparse
@@ -20,8 +21,8 @@ cvcclock: one deterministic simulation clock per process, with a Cython core.
 Run 'cvcclock COMMAND --help' for what a command does and its options."""
 
 EPILOG = """\
-exit status: 0 success; 1 the demo found the determinism contract broken;
-2 a usage error."""
+exit status: 0 success; 1 the demo found the determinism contract broken, or a
+replay diverged; 2 a usage error, or a file that cannot be read or written."""
 
 DEMO_DESCRIPTION = """\
 Drive a spring (a step every 0.06 s) and a ball (a step every quantum) on a
@@ -31,7 +32,12 @@ dropped quanta, realized speed and a hash of each trajectory, then whether
 every pacing mode gave identical trajectories. Nothing sleeps: wall time is
 passed explicitly, so the demo takes a fraction of a second."""
 
-DEMO_EPILOG = "exit status: 0 the contract held; 1 it is broken."
+DEMO_EPILOG = """\
+--record writes the trace of a scripted user's live run (speed changes and
+kicks to the spring at irregular ticks) with a state hash after every step,
+for 'cvcclock replay'. --plot draws pacing against the spring's trajectory
+(needs matplotlib: pip install 'cvcclock[plot]').
+exit status: 0 the contract held; 1 it is broken; 2 a file not written."""
 
 BENCH_DESCRIPTION = """\
 Time the hot calls (clock.advance, advance_ticks, step_once, follower.take,
@@ -47,16 +53,21 @@ goals, met or missed. Read the ratios: the absolute figures depend on the
 machine."""
 
 
-def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
-    """The command's parser, and the ``bench`` subparser (for its errors)."""
+def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser,
+                       argparse.ArgumentParser]:
+    """The command's parser, and the ``bench`` and ``replay`` subparsers (for their errors)."""
+    from cvcclock.replay_cli import add_parser as add_replay
+
     layout = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="cvcclock", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=layout)
     parser.add_argument("--version", action="version", version=f"cvcclock {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    commands.add_parser("demo", help="check the determinism contract under every pacing mode",
-                        description=DEMO_DESCRIPTION, epilog=DEMO_EPILOG,
-                        formatter_class=layout)
+    demo = commands.add_parser("demo", help="check the determinism contract under every "
+                                            "pacing mode", description=DEMO_DESCRIPTION,
+                               epilog=DEMO_EPILOG, formatter_class=layout)
+    demo.add_argument("--record", metavar="PATH", help="also record a scripted run to PATH")
+    demo.add_argument("--plot", metavar="PATH", help="also draw the pacing picture to PATH")
     bench = commands.add_parser("bench", help="time the hot calls against an empty call",
                                 description=BENCH_DESCRIPTION, formatter_class=layout)
     bench.add_argument("--number", type=int, default=50_000, metavar="N",
@@ -70,7 +81,7 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     bench.add_argument("--json", metavar="PATH",
                        help="also write every figure (machine, samples, ratios, goals) to "
                             "PATH as JSON")
-    return parser, bench
+    return parser, bench, add_replay(commands)
 
 
 @contextlib.contextmanager
@@ -98,7 +109,7 @@ def _encode_what_stdout_can(stream: object) -> None:
         stream.reconfigure(errors="replace")
 
 
-def _demo() -> int:
+def _demo(record: str | None, plot: str | None) -> int:
     """Run the demo; its status is the verdict, even when the reader left early."""
     from cvcclock.demo import contract_violations, print_report, run_all
 
@@ -106,7 +117,35 @@ def _demo() -> int:
     status = 1 if contract_violations(results) else 0
     with _reader_may_leave(status):
         print_report(results)
+    for path, make in ((record, "save_recording"), (plot, "plot_pacing")):
+        if path is not None:
+            status = _demo_file(path, make) or status
     return status
+
+
+def _demo_file(path: str, make: str) -> int:
+    """Write the recording or the picture to ``path``; 0, or 2 if it could not be written."""
+    from cvcclock import demo_plot, demo_replay
+
+    write = demo_replay.save_recording if make == "save_recording" else demo_plot.plot_pacing
+    try:
+        line = write(path)
+    except (OSError, ImportError) as error:
+        print(f"cvcclock demo: {path}: {error}", file=sys.stderr)
+        return 2
+    with _reader_may_leave(0):
+        print(line)
+    return 0
+
+
+def _replay(replay: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Replay a trace; the status says matched (0), diverged (1) or unreadable (2)."""
+    from cvcclock.replay_cli import replay_command
+
+    outcome = replay_command(replay, args)
+    with _reader_may_leave(outcome.status):
+        print(outcome.report, end="")
+    return outcome.status
 
 
 def _bench(bench: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -140,18 +179,21 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 0 on success, 1 only when the demo finds the determinism contract
-        broken, 2 for no command (the help goes to stderr). Bad arguments exit 2, through
+        broken or a replay diverges, 2 for no command (the help goes to stderr) or a file
+        that cannot be read or written. Bad arguments exit 2, through
         ``SystemExit``, as argparse does; so does a reader that closes stdout early, with the
         status the command would have returned.
     """
     _encode_what_stdout_can(sys.stdout)
-    parser, bench = _parser()
+    parser, bench, replay = _parser()
     with _reader_may_leave(0):     # --help and --version print, then exit 0
         args = parser.parse_args(argv)
     if args.command == "bench":
         return _bench(bench, args)
     if args.command == "demo":
-        return _demo()
+        return _demo(args.record, args.plot)
+    if args.command == "replay":
+        return _replay(replay, args)
     parser.print_help(sys.stderr)
     return 2
 

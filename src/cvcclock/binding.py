@@ -464,6 +464,8 @@ class WorldClockBinding:
         """Run the steps an earlier frame's raising timer interrupted, advance the clock,
         then run the queued single steps."""
         clock = self._clock
+        if not (self._pending or self._interrupted):    # most frames: the advance alone
+            return clock.advance(wall_dt)
         first = clock.tick
         self._run_steps(min(self._interrupted, clock.owed))
         self._interrupted = 0
@@ -500,6 +502,9 @@ class WorldClockBinding:
         writes: Iterable[tuple[str, object]] = zip(self._telemetry_keys,
                                                    self._telemetry_values(self._clock),
                                                    strict=True)
+        if type(tree) is dict and not seeds:
+            tree.update(writes)         # a plain dict refuses no str key: one C call
+            return
         if seeds:
             writes = chain(seeds, writes)
         failures: list[tuple[str, Exception]] = []

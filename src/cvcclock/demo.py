@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from cvcclock import ClockConfig, ClockFollower, Mode, WorldClock
+from cvcclock.checks import check_real
 
 FIXED_DT = 0.01
 TICKS = 600
@@ -26,7 +27,7 @@ Trajectory = list[tuple[int, State]]
 
 
 class Spring:
-    """A damped spring, semi-implicit Euler."""
+    """A damped spring, semi-implicit Euler; a ``cvcclock.replay.World`` (inputs: kicks)."""
 
     def __init__(self) -> None:
         self.x, self.v = 1.0, 0.0
@@ -35,6 +36,22 @@ class Spring:
         self.v += (-40.0 * self.x - 0.8 * self.v) * dt
         self.x += self.v * dt
         return (self.x, self.v)
+
+    def apply(self, name: str, value: object) -> None:
+        """``kick``: add ``value`` m/s to the velocity. ``speed`` is the host's pacing (the
+        clock's scale), recorded beside the kicks: the spring has nothing to do with it."""
+        if name == "kick":
+            self.v += check_real(value, "kick")
+        elif name != "speed":
+            raise ValueError(f"the spring has no input {name!r}; it takes 'kick' and 'speed'")
+
+    def snapshot(self) -> State:
+        """The position and velocity."""
+        return (self.x, self.v)
+
+    def restore(self, snapshot: State) -> None:
+        """Put the position and velocity back."""
+        self.x, self.v = snapshot
 
 
 class Ball:
