@@ -64,7 +64,8 @@ class Case:
     rival : str or None
         The key of the row this one competes with, if any.
     needs : str or None
-        The peer this row needs (a module name), if any.
+        What this row needs beyond the package (a peer, numpy, ClockBank), as the line
+        saying it was skipped names it.
     """
 
     key: str
@@ -378,7 +379,8 @@ class NumpyBank:
         np.multiply(cap, self.max_steps, out=cap)
         np.greater(self.scale, 1.0, out=mask)
         np.logical_and(mask, self.cap_scales, out=mask)
-        np.copyto(cap, self.max_steps, where=~mask)
+        np.logical_not(mask, out=mask)
+        np.copyto(cap, self.max_steps, where=mask)
         np.minimum(near, cap, out=cap)                     # cap: the quanta run
         np.equal(self.mode, self.LIVE, out=live)
         np.subtract(near, cap, out=near)                   # near: the quanta dropped
@@ -388,7 +390,8 @@ class NumpyBank:
         np.equal(self.mode, self.LOCKSTEP, out=mask)
         np.copyto(self.steps, self.lockstep_steps, where=mask)
         np.logical_or(live, mask, out=mask)
-        np.copyto(self.steps, 0, where=~mask)
+        np.logical_not(mask, out=mask)                     # the modes that run nothing
+        np.copyto(self.steps, 0, where=mask)
         np.add(self.tick, self.steps, out=self.tick)
         np.add(self.frame, 1, out=self.frame)
         np.add(self.window_wall, wall_dt, out=self.window_wall)
