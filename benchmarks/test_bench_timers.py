@@ -78,10 +78,10 @@ def floor_from_c(cb):
 def cvcclock_staggered(timers):
     def make(cb):
         clock = new_clock()
-        for _ in range(timers):          # made at tick i, first due at i + timers: one a tick
+        for i in range(timers):          # made at tick i, first due at i + timers: one a tick
             clock.every_ticks(timers, cb)
-            clock.advance_ticks(1)
-        clock.advance_ticks(timers - clock.tick)
+            if i < timers - 1:
+                clock.advance_ticks(1)       # ends at tick timers - 1: nothing fired yet
         return lambda: clock.advance_ticks(FIRINGS)
     return make
 
