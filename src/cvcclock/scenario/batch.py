@@ -18,10 +18,10 @@ is bigger than an even share of what is left over twice the workers, so the last
 do not leave workers idle.
 
 A worker that dies: its chunks are run again. A chunk lost twice is split into single
-seeds, each run alone (on Dask, which names the task that keeps killing workers, a lost
-chunk is split at once and nothing needs to run alone); a seed whose worker dies while
-it runs alone becomes a :class:`FailedRun`, so a run that crashes the interpreter ends
-its own seed and not the batch.
+seeds, each run alone (on Dask, which names the task that keeps killing workers, that
+chunk is split at once, and a seed it names again runs alone); a seed whose worker dies
+while it runs alone becomes a :class:`FailedRun`, so a run that crashes the interpreter
+ends its own seed and not the batch.
 """
 
 from __future__ import annotations
@@ -308,15 +308,19 @@ class _Chunks:
             self.alone = None
 
     def lost(self, chunk: Chunk, attributed: bool) -> list[int]:
-        """Queue a lost chunk again; the seeds that are to blame (they become failed runs)."""
+        """Queue a lost chunk again; the seeds to blame (they become failed runs).
+
+        A seed is blamed only when its worker died while it ran alone. A pool cannot say
+        which chunk killed it, so a chunk lost twice is split into seeds that each run
+        alone; Dask names the task, so its chunk is split at once and only a seed it names
+        runs alone.
+        """
         chunk.losses += 1
-        alone = len(chunk.seeds) == 1 and (attributed or chunk.exclusive)
-        if alone:
+        if chunk.exclusive:
             return list(chunk.seeds)
         if attributed or chunk.losses >= _LOSSES_BEFORE_SPLIT:
-            # Dask named this chunk; each seed is tried on its own. A pool cannot tell, so
-            # each seed runs with nothing else in flight: a death is then that seed's.
-            self._again.extend(Chunk((seed,), exclusive=not attributed) for seed in chunk.seeds)
+            alone = not attributed or len(chunk.seeds) == 1
+            self._again.extend(Chunk((seed,), exclusive=alone) for seed in chunk.seeds)
         else:
             self._again.append(chunk)
         return []

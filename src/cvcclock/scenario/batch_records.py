@@ -161,7 +161,11 @@ def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, 
 
 def _pack(result: SimulationResult | FailedRun, reference: str | None,
           options: Mapping[str, Any]) -> tuple[bytes, str | None]:
-    return pickle.dumps(result), None if reference is None else encode_record(result, reference, options)
+    try:
+        data = pickle.dumps(result)
+    except Exception as e:
+        raise TypeError(f"the run's result cannot be pickled to send it back from the worker: {e}") from e
+    return data, None if reference is None else encode_record(result, reference, options)
 
 
 def encode_record(result: SimulationResult | FailedRun, scenario: str, options: Mapping[str, Any]) -> str:
