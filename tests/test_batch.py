@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -374,9 +375,27 @@ def test_bad_arguments_are_refused_before_anything_runs(call, error, match):
 
 def test_a_scenario_that_cannot_be_pickled_is_refused():
     scenario = CloseCall()
-    scenario.hook = lambda: None
+    scenario.lock = threading.Lock()
     with pytest.raises(TypeError, match="cannot be pickled to send it to worker processes"):
         simulate_many(scenario, range(3))
+
+
+def test_a_scenario_class_made_by_exec_or_in_a_function_goes_by_value(pool):
+    pytest.importorskip("cloudpickle")
+    namespace = {}
+    exec(textwrap.dedent("""
+        from cvcclock.scenario import Scenario, Vehicle
+
+        class Parked(Scenario):
+            def setup(self, s):
+                car = s.add_agent("car", Vehicle(x=s.rng.uniform(0, 1)))
+                s.record_final("x", lambda: car.x)
+    """), namespace)
+    scenario = namespace["Parked"]()
+    scenario.offset = lambda x: x + 1          # an attribute plain pickle refuses
+    assert type(scenario).__module__ == "builtins"
+    got = list(simulate_many(scenario, range(4), executor=pool, max_steps=2))
+    assert got == serial(scenario, range(4), max_steps=2)
 
 
 def test_a_scenario_workers_cannot_load_ends_the_batch_with_the_reason():

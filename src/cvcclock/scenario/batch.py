@@ -1,11 +1,16 @@
 """``simulate_many``: seeded runs of a scenario on a process pool or a Dask cluster, nothing lost.
 
 A batch runs ``simulate(scenario, seed=seed, **options)`` for every seed, in chunks of
-consecutive seeds, each chunk a task on the executor (:mod:`.batch_executors`); a run
-travels back as its results-file line (:mod:`.batch_records`), so what the batch yields,
-what it writes and what :func:`read_results` reads are one and the same value. Results are
+consecutive seeds, each chunk a task on the executor (:mod:`.batch_executors`). Results are
 yielded in the order of the seeds given and are ``==`` to running the seeds one by one in
 this process, whatever the executor, the number of workers or the chunk sizes.
+
+A result travels back pickled and, with ``out``, also as its results-file line, made in the
+worker (:mod:`.batch_records`). The parent is the one process every result passes through,
+so it gets the cheap half of the work: for a CloseCall result, unpickling costs it about
+0.2 ms where decoding the line would cost 0.7 ms, and writing a line it did not have to
+encode costs nearly nothing. The line's form is exact, so :func:`read_results` gives what
+the batch yielded.
 
 Chunk size: per-task overhead measured on this project's 2-core machine was 0.13 ms on
 a ProcessPoolExecutor and 3.2 ms on a 2-worker Dask LocalCluster (2,000 and 500 empty
@@ -413,8 +418,9 @@ def _handle(outcomes: list[Done | Lost], batch: _Batch, store: _Results, chunks:
         else:
             results = [_died(seed, outcome.error) for seed in chunks.lost(outcome.chunk, outcome.attributed)]
             lines = [encode_record(r, batch.reference, batch.options) for r in results]
-        store.add(results, lines)
-        progress.add(results)
+        if results:
+            store.add(results, lines)
+            progress.add(results)
 
 
 def _died(seed: int, error: BaseException) -> FailedRun:

@@ -1,26 +1,27 @@
 """Where a batch's chunks of seeds run: a ``concurrent.futures`` executor or a Dask client.
 
 Both backends take chunks, run :func:`run_chunk` on them remotely and hand back outcomes:
-:class:`Done` with the chunk's lines, or :class:`Lost` when the worker running it died.
+:class:`Done` with the chunk's results, or :class:`Lost` when the worker running it died.
 Deciding what to do with a lost chunk is the batch's business, not the backend's.
 
 - A ``ProcessPoolExecutor`` whose worker dies is broken for good
   (``BrokenProcessPool``): every chunk in flight is lost, without knowing which one killed
   it. The backend makes a new pool, when it has a way to (the default pool, or a factory
   the caller gave), and reports the chunks lost.
-- Dask reschedules a dead worker's tasks by itself and gives up on a task only after it
-  was running on ``distributed.scheduler.allowed-failures`` (3) workers that died: that
-  task, and only it, ends in ``KilledWorker``, so a Dask loss names its culprit. Task
-  ``retries`` are not used: a run's exception is caught in the worker and becomes a failed
-  result, so a task raises only when something is wrong with the batch itself.
+- Dask reschedules a dead worker's tasks by itself. Each death makes the tasks the worker
+  held (running or queued there) more suspicious, and a task that was held by more than
+  ``distributed.scheduler.allowed-failures`` (3) dead workers ends in ``KilledWorker``:
+  a Dask loss names a suspect. Task ``retries`` are not used: a run's exception is caught
+  in the worker and becomes a failed result, so a task raises only when something is
+  wrong with the batch itself.
 
 The default pool starts its workers with ``forkserver`` where the platform has it, else
 ``spawn``; never ``fork``: the parent has threads (the executor's own, tqdm's, a Dask
 client's), and forking a process with threads can deadlock the child, which Python 3.12+
 warns about. A forkserver worker is a fork of a clean single-threaded server, so it starts
-faster than a spawned one. Either way, the scenario reaches a worker pickled, so its class
-must be importable there by module and name; a class defined in ``__main__`` is pickled by
-value with cloudpickle when that is installed (it comes with Dask). The pool's workers
+faster than a spawned one. Either way, the scenario reaches a worker pickled
+(:func:`dump_scenario`): by reference to an importable class, else by value with
+cloudpickle, which comes with Dask. The pool's workers
 ignore SIGINT, so a Ctrl-C stops the batch in the parent, which cancels what is queued.
 """
 
@@ -135,7 +136,11 @@ def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any
 
 
 def dump_scenario(scenario: Scenario) -> bytes:
-    """The scenario pickled for the workers: by reference to its class, by value from ``__main__``.
+    """The scenario pickled for the workers.
+
+    Its class goes by reference (module and name) when it can; a class from ``__main__`` or
+    one that cannot be imported by name (made in a function, or by ``exec``), and any
+    attribute pickle refuses (a lambda), go by value with cloudpickle when it is installed.
 
     Parameters
     ----------
@@ -151,17 +156,22 @@ def dump_scenario(scenario: Scenario) -> bytes:
         If it cannot be pickled.
     """
     try:
-        if type(scenario).__module__ == "__main__":
-            try:
-                cloudpickle = importlib.import_module("cloudpickle")
-            except ImportError:
-                pass
-            else:
-                return bytes(cloudpickle.dumps(scenario))
-        return pickle.dumps(scenario)
+        cloudpickle: Any = importlib.import_module("cloudpickle")
+    except ImportError:
+        cloudpickle = None
+    try:
+        if cloudpickle is not None and type(scenario).__module__ == "__main__":
+            return bytes(cloudpickle.dumps(scenario))  # a Dask worker has another __main__
+        try:
+            return pickle.dumps(scenario)
+        except Exception:
+            if cloudpickle is None:
+                raise
+            return bytes(cloudpickle.dumps(scenario))
     except Exception as e:
+        hint = "" if cloudpickle else ", or install cloudpickle"
         raise TypeError(f"scenario {scenario!r} cannot be pickled to send it to worker processes ({e}); "
-                        f"define its class at the top level of an importable module") from e
+                        f"define its class at the top level of an importable module{hint}") from e
 
 
 def cpu_count() -> int:
@@ -283,6 +293,7 @@ class FuturesBackend:
         for future in self._futures:
             future.cancel()
         self._futures.clear()
+        self._lost.clear()
         if self._make is not None:
             # After an interruption, do not wait for the chunks running now: they end alone.
             self._executor.shutdown(wait=not interrupted, cancel_futures=True)

@@ -20,6 +20,7 @@ a crash, read with :func:`read_results` or rerun the batch, which removes the pa
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -79,12 +80,12 @@ def _scan(f: IO[bytes], path: str) -> _Scan:
         offset += len(line)
     if torn is not None:
         return _Scan(entries, torn[1])
-    if entries:     # a newline may end a torn write too: check the last record whole
+    if entries:     # a newline may end a torn write too: check that the last line is JSON
         last = entries[-1]
         f.seek(last.offset)
         try:
-            decode_record(f.read(last.length))
-        except ValueError:
+            json.loads(f.read(last.length))
+        except json.JSONDecodeError:
             entries.pop()
             return _Scan(entries, last.offset)
     return _Scan(entries, offset)
@@ -161,12 +162,13 @@ class ResultsFile:
         self._read: IO[bytes] | None = None
         try:
             self._lock()
-            self._read = open(self.path, "rb")
             self._index, self._end = self._load(scenario, options)
-            self._head = (scenario, options)
+            # Unbuffered: a buffer could still hold the bytes of a partial line cut off.
+            self._read = open(self.path, "rb", buffering=0)
         except BaseException:
             self.close()
             raise
+        self._head = (scenario, options)
         self._synced_at = time.monotonic()
 
     def _lock(self) -> None:
@@ -179,8 +181,8 @@ class ResultsFile:
                                f"this batch another out file") from None
 
     def _load(self, scenario: str, options: str) -> tuple[dict[int, _Entry], int]:
-        assert self._read is not None
-        scan = _scan(self._read, self.path)
+        with open(self.path, "rb") as f:
+            scan = _scan(f, self.path)
         for entry in scan.entries:
             head = entry.head
             if head.scenario != scenario or head.options != options:

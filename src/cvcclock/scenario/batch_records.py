@@ -1,4 +1,6 @@
-"""One run of a batch as one line of JSON: a completed run's result or a failed run, exactly.
+"""A batch's runs as records: run in a worker, sent back pickled, written as exact JSON lines.
+
+A record is one line of JSON: a completed run's result or a failed run (:class:`FailedRun`).
 
 A line is a JSON object whose first members are always, in this order, ``seed``,
 ``status`` (``"completed"`` or ``"failed"``), ``scenario`` (``"module:QualifiedName"``),
@@ -15,7 +17,8 @@ and everything JSON has no word for is tagged, so decoding gives an equal value 
 same shape (a tuple stays a tuple):
 
 - ``{"$tuple": [...]}``; ``{"$float": "nan"}`` (and ``"inf"``, ``"-inf"``): the file
-  stays strict JSON, which pyarrow and pandas require;
+  stays strict JSON, which has no NaN (pandas and pyarrow would take one, stricter
+  readers do not);
 - ``{"$dict": [[key, value], ...]}``: a dict with a key that is not a string or starts
   with ``$``; any other dict is a plain JSON object;
 - ``{"$enum": "module:Name", "name": "MEMBER"}``;
@@ -25,7 +28,8 @@ same shape (a tuple stays a tuple):
 - ``{"$pickle": "<base64>"}``: anything else that pickles (a numpy array, a set).
 
 A subclass of int, float or str that is not an enum (``numpy.float64``) is written as the
-plain number or string: it reads back equal (``==``) but as the base type. Decoding imports
+plain number or string, and any other mapping as a dict: it reads back equal (``==``) but
+as the base type. Decoding imports
 the modules named by ``$enum`` and ``$dataclass`` tags and unpickles ``$pickle`` values:
 read only results files you trust, as with any pickle.
 """
@@ -288,7 +292,7 @@ class _Encoder:
         value = self.value
         return [[step, x if type(x) in _PLAIN else value(x)] for step, x in seq]
 
-    def _dict(self, d: dict[Any, Any]) -> Any:
+    def _dict(self, d: Mapping[Any, Any]) -> Any:
         return self.named(d, self.value)
 
     def _tuple(self, t: tuple[Any, ...]) -> dict[str, Any]:
@@ -303,6 +307,8 @@ class _Encoder:
         for base in (float, int, str):
             if issubclass(kind, base):
                 return base
+        if issubclass(kind, Mapping):       # a simulator's properties may be any mapping
+            return self._dict
         return _pickled
 
     def _dataclass_encoder(self, kind: type) -> Callable[[Any], Any]:
