@@ -21,7 +21,7 @@ import pytest
 
 from cvcclock.scenario import FailedRun, read_results, simulate_many
 
-from test_batch import CloseCall, Doomed, Flaky, Slow, comparable, fast, seeds_in_file, serial
+from test_batch import POSIX_SIGNALS, CloseCall, Doomed, Flaky, Slow, comparable, fast, seeds_in_file, serial
 
 distributed = pytest.importorskip("distributed", reason="Dask is optional: pip install 'cvcclock[dask]'")
 
@@ -63,6 +63,7 @@ def test_a_dask_cluster_gives_the_serial_results_in_seed_order(cluster_of_two, t
     assert any(isinstance(r, FailedRun) for r in got)
 
 
+@POSIX_SIGNALS
 def test_a_killed_dask_worker_costs_nothing(cluster_of_two, tmp_path):
     out = tmp_path / "runs.jsonl"
     seeds = range(60)
@@ -83,6 +84,7 @@ def test_a_killed_dask_worker_costs_nothing(cluster_of_two, tmp_path):
         time.sleep(0.2)
 
 
+@POSIX_SIGNALS
 def test_a_seed_that_always_kills_its_dask_worker_fails_alone(cluster_of_two):
     seeds = range(8)
     got = list(simulate_many(Doomed(victim=3), seeds, executor=cluster_of_two))
