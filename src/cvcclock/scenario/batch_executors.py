@@ -30,7 +30,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import importlib
-import multiprocessing
 import os
 import pickle
 import signal
@@ -198,6 +197,8 @@ def local_pool(workers: int) -> cf.ProcessPoolExecutor:
     -------
     concurrent.futures.ProcessPoolExecutor
     """
+    import multiprocessing        # here: importing the scenario package needs none of it
+
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     return cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                                   initializer=_ignore_sigint)
