@@ -116,7 +116,7 @@ class BatchSummary:
     def rows(self) -> list[tuple[str, str, int, float, float, float, float]]:
         """The table's rows: ``(section, name, count, mean, std, min, max)``.
 
-        Sections: ``runs`` (``completed``, ``failed``), ``termination`` (per type),
+        Sections: ``runs`` (``all``, ``completed``, ``failed``), ``termination`` (per type),
         ``failure`` (per exception type), ``attempts`` (``all``, and ``rejected`` whose
         ``mean`` is the rejection rate: the mean of "this attempt was rejected"), and
         ``statistic`` (each :class:`Statistic`). Numbers that do not apply are NaN.
