@@ -14,8 +14,10 @@ Rows, every one timing the same SEEDS runs (``extra_info["seeds"]``); runs per s
 * ``dask-2``: a warm Dask LocalCluster of 2 worker processes with one thread each.
 
 An executor's cost per run is ``(workers * time - loop time) / SEEDS``: what its runs took
-beyond the loop's, in worker-seconds. On 2 cores the parent (which unpickles every result)
-competes with 2 workers, so ``pool-2`` cannot reach 2x.
+beyond the loop's, in worker-seconds. ``extra_info["parent_cpu_ms_per_run"]`` is this
+process's CPU time per run: the whole run for ``loop``, the parent's share (unpickling,
+ordering, writing) for a batch. On 2 cores the parent competes with 2 workers, so
+``pool-2`` cannot reach 2x.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import concurrent.futures as cf
 import logging
 import multiprocessing
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -91,7 +94,11 @@ def batch(executor, out=None):
 def measure(benchmark, subject, run):
     benchmark.group = f"batch: the README's CloseCall, {SEEDS} seeds a round (Python {sys.version_info[:2]})"
     benchmark.extra_info["seeds"] = SEEDS
+    cpu = time.process_time()
     results = benchmark.pedantic(run, rounds=1, iterations=1)
+    # This process's CPU per run: all of a run for the loop, the parent's share for a batch;
+    # unlike the time, it hardly depends on what else the machine is running.
+    benchmark.extra_info["parent_cpu_ms_per_run"] = round((time.process_time() - cpu) / SEEDS * 1e3, 3)
     assert [r.seed for r in results] == list(range(SEEDS)) and all(r.steps == 60 for r in results), subject
 
 
