@@ -1,9 +1,9 @@
-"""The ``cvcclock`` command line: ``python -m cvcclock demo`` or ``python -m cvcclock bench``."""
+"""The ``cvcclock`` command line: ``python -m cvcclock demo``, ``bench`` or ``batch``."""
 
 import argparse
 import sys
 
-from cvcclock import __version__
+from cvcclock import __version__, batch_cli
 
 
 def _at_least_one(text: str) -> int:
@@ -24,7 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 1 when the demo finds the determinism contract broken.
+        The exit status: 0 on success, 1 when the demo finds the determinism contract broken
+        or some runs of a batch failed (130 when a batch is interrupted).
         Bad arguments exit 2, through ``SystemExit``, as argparse does.
     """
     parser = argparse.ArgumentParser(prog="cvcclock", description=__doc__)
@@ -38,7 +39,10 @@ def main(argv: list[str] | None = None) -> int:
                        help="calls per timing (default 200000)")
     bench.add_argument("--repeat", type=_at_least_one, default=5,
                        help="timings per call, the fastest kept (default 5)")
+    batch = batch_cli.add_parser(commands)
     args = parser.parse_args(argv)
+    if args.command == "batch":
+        return batch_cli.run(args, batch)
     if args.command == "bench":
         from cvcclock.bench import run_bench
         run_bench(args.number, args.repeat)
