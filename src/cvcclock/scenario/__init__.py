@@ -18,6 +18,7 @@ the caller's, and every run is a function of its seed alone.
 {'x': 1.1}
 """
 
+from cvcclock.scenario.batch import BatchSummary, FailedRun, read_results, simulate_many, summarize
 from cvcclock.scenario.behaviors import WAIT, Take, invariant, precondition, take, wait
 from cvcclock.scenario.errors import (
     ActionRejected,
@@ -45,7 +46,9 @@ __all__ = [
     "WAIT",
     "ActionRejected",
     "Agent",
+    "BatchSummary",
     "BehaviorError",
+    "FailedRun",
     "GuardViolation",
     "InvalidAction",
     "PointMassSimulator",
@@ -65,8 +68,11 @@ __all__ = [
     "Vehicle",
     "invariant",
     "precondition",
+    "read_results",
     "require",
     "simulate",
+    "simulate_many",
+    "summarize",
     "take",
     "terminate",
     "wait",
