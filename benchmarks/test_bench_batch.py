@@ -62,22 +62,32 @@ class CloseCall(Scenario):
 
 def warm(executor):
     """Start every worker and import the scenario there, outside the timing."""
-    assert len(list(simulate_many(CloseCall(), range(-20, 0), executor=executor, progress=False))) == 20
+    assert len(list(
+        simulate_many(CloseCall(), range(-20, 0), executor=executor, progress=False)
+    )) == 20
     return executor
 
 
 @pytest.fixture(scope="module")
 def pools():
     context = multiprocessing.get_context("forkserver")
-    with cf.ProcessPoolExecutor(1, mp_context=context) as one, cf.ProcessPoolExecutor(2, mp_context=context) as two:
+    with (
+        cf.ProcessPoolExecutor(1, mp_context=context) as one,
+        cf.ProcessPoolExecutor(2, mp_context=context) as two,
+    ):
         yield {1: warm(one), 2: warm(two)}
 
 
 @pytest.fixture(scope="module")
 def dask_client():
-    distributed = pytest.importorskip("distributed", reason="the dask-2 row needs pip install 'cvcclock[dask]'")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=logging.CRITICAL) as cluster, distributed.Client(cluster) as client:
+    distributed = pytest.importorskip(
+        "distributed", reason="the dask-2 row needs pip install 'cvcclock[dask]'"
+    )
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                 dashboard_address=None, silence_logs=logging.CRITICAL) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         client.wait_for_workers(2, timeout=60)
         yield warm(client)
 
@@ -88,18 +98,26 @@ def loop():
 
 
 def batch(executor, out=None):
-    return list(simulate_many(CloseCall(), range(SEEDS), executor=executor, out=out, progress=False))
+    return list(
+        simulate_many(CloseCall(), range(SEEDS), executor=executor, out=out, progress=False)
+    )
 
 
 def measure(benchmark, subject, run):
-    benchmark.group = f"batch: the README's CloseCall, {SEEDS} seeds a round (Python {sys.version_info[:2]})"
+    benchmark.group = (
+        f"batch: the README's CloseCall, {SEEDS} seeds a round (Python {sys.version_info[:2]})"
+    )
     benchmark.extra_info["seeds"] = SEEDS
     cpu = time.process_time()
     results = benchmark.pedantic(run, rounds=1, iterations=1)
     # This process's CPU per run: all of a run for the loop, the parent's share for a batch;
     # unlike the time, it hardly depends on what else the machine is running.
-    benchmark.extra_info["parent_cpu_ms_per_run"] = round((time.process_time() - cpu) / SEEDS * 1e3, 3)
-    assert [r.seed for r in results] == list(range(SEEDS)) and all(r.steps == 60 for r in results), subject
+    benchmark.extra_info["parent_cpu_ms_per_run"] = round(
+        (time.process_time() - cpu) / SEEDS * 1e3, 3
+    )
+    assert (
+        [r.seed for r in results] == list(range(SEEDS)) and all(r.steps == 60 for r in results)
+    ), subject
 
 
 def test_loop(benchmark):

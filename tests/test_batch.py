@@ -36,7 +36,8 @@ from cvcclock.scenario import (
     take,
 )
 
-POSIX_SIGNALS = pytest.mark.skipif(sys.platform == "win32", reason="kills with SIGKILL, which Windows has not")
+POSIX_SIGNALS = pytest.mark.skipif(sys.platform == "win32",
+                                   reason="kills with SIGKILL, which Windows has not")
 START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
@@ -91,7 +92,8 @@ class Kamikaze(CloseCall):
         self.victim, self.marker, self.spare = victim, str(marker), os.getpid()
 
     def setup(self, s):
-        if s.sim.seed == self.victim and os.getpid() != self.spare and not os.path.exists(self.marker):
+        if (s.sim.seed == self.victim and os.getpid() != self.spare
+                and not os.path.exists(self.marker)):
             Path(self.marker).write_text(str(os.getpid()))
             os.kill(os.getpid(), signal.SIGKILL)
         super().setup(s)
@@ -129,7 +131,9 @@ def fast(scenario):
 def pool():
     """A pool shared by the tests that do not kill workers (it saves start-ups); those that
     do use simulate_many's own pool, which it replaces when a worker dies."""
-    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context(START_METHOD)) as executor:
+    with cf.ProcessPoolExecutor(
+        2, mp_context=multiprocessing.get_context(START_METHOD)
+    ) as executor:
         yield executor
 
 
@@ -147,7 +151,8 @@ def serial(scenario, seeds, **kwargs):
 def comparable(results):
     """Results with failed runs as (seed, type, message): their tracebacks name the frames
     they ran in, which differ between this process and a worker."""
-    return [r if isinstance(r, SimulationResult) else (r.seed, r.error_type, r.message) for r in results]
+    return [r if isinstance(r, SimulationResult) else (r.seed, r.error_type, r.message)
+            for r in results]
 
 
 def seeds_in_file(path):
@@ -176,9 +181,11 @@ def test_a_spawned_pool_from_a_factory_and_any_chunk_size_give_the_same_results(
 
     def spawned():
         return cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
-    assert comparable(simulate_many(Flaky(), seeds, executor=spawned, chunk_size=7, max_steps=40)) == expected
+    assert comparable(simulate_many(Flaky(), seeds, executor=spawned, chunk_size=7,
+                                    max_steps=40)) == expected
     with cf.ThreadPoolExecutor(3) as threads:      # an executor of the caller's: used and left open
-        assert comparable(simulate_many(Flaky(), seeds, executor=threads, chunk_size=1, max_steps=40)) == expected
+        assert comparable(simulate_many(Flaky(), seeds, executor=threads, chunk_size=1,
+                                        max_steps=40)) == expected
         assert threads.submit(int, "5").result(timeout=10) == 5
 
 
@@ -340,8 +347,8 @@ def test_a_scenario_defined_in_main_runs_on_a_pool(tmp_path):
             assert got == [simulate(Parked(), seed=s, max_steps=3) for s in range(4)], got
             print("same")
     """)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "same"
 
@@ -353,7 +360,8 @@ def test_a_scenario_defined_in_main_runs_on_a_pool(tmp_path):
     (lambda: simulate_many(CloseCall, range(3)), TypeError, "scenario must be a Scenario instance"),
     (lambda: simulate_many(CloseCall(), 5), TypeError, "seeds must be an iterable of ints, got 5"),
     (lambda: simulate_many(CloseCall(), "012"), TypeError, "seeds must be an iterable"),
-    (lambda: simulate_many(CloseCall(), [1, True]), TypeError, r"seeds\[1\] must be an int, got True"),
+    (lambda: simulate_many(CloseCall(), [1, True]), TypeError,
+     r"seeds\[1\] must be an int, got True"),
     (lambda: simulate_many(CloseCall(), [1.0]), TypeError, r"seeds\[0\] must be an int, got 1.0"),
     (lambda: simulate_many(CloseCall(), [1, 2, 1]), ValueError, r"distinct.*repeated: \[1\]"),
     (lambda: simulate_many(CloseCall(), [1], workers=0), ValueError, "workers.*0"),
@@ -366,12 +374,17 @@ def test_a_scenario_defined_in_main_runs_on_a_pool(tmp_path):
     (lambda: simulate_many(CloseCall(), [1], progress="yes"), TypeError, "progress must be"),
     (lambda: simulate_many(CloseCall(), [1], max_steps=-1), ValueError, "max_steps.*-1"),
     (lambda: simulate_many(CloseCall(), [1], max_steps=True), TypeError, "max_steps.*True"),
-    (lambda: simulate_many(CloseCall(), [1], time_limit=float("nan")), ValueError, "time_limit.*nan"),
+    (lambda: simulate_many(CloseCall(), [1], time_limit=float("nan")), ValueError,
+     "time_limit.*nan"),
     (lambda: simulate_many(CloseCall(), [1], max_iterations=0), ValueError, "max_iterations.*0"),
-    (lambda: simulate_many(CloseCall(), [1], raise_guard_violations=1), TypeError, "raise_guard_violations"),
-    (lambda: simulate_many(CloseCall(), [1], trace=print), TypeError, "trace=.*would run in the worker"),
-    (lambda: simulate_many(CloseCall(), [1], simulator=list), TypeError, "override the scenario's simulator"),
-    (lambda: simulate_many(CloseCall(), [1], seed=3), TypeError, "seeds are simulate_many's second argument"),
+    (lambda: simulate_many(CloseCall(), [1], raise_guard_violations=1), TypeError,
+     "raise_guard_violations"),
+    (lambda: simulate_many(CloseCall(), [1], trace=print), TypeError,
+     "trace=.*would run in the worker"),
+    (lambda: simulate_many(CloseCall(), [1], simulator=list), TypeError,
+     "override the scenario's simulator"),
+    (lambda: simulate_many(CloseCall(), [1], seed=3), TypeError,
+     "seeds are simulate_many's second argument"),
     (lambda: simulate_many(CloseCall(), [1], max_step=3), TypeError, "max_step=3.*passes on only"),
 ])
 def test_bad_arguments_are_refused_before_anything_runs(call, error, match):

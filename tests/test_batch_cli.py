@@ -34,8 +34,8 @@ def watchdog():
 
 def batch(*args, timeout=60):
     """``cvcclock batch ARGS`` through batch_cli.main; the finished process."""
-    return subprocess.run([sys.executable, "-c", MAIN, *map(str, args)], capture_output=True, text=True,
-                          cwd=TESTS, timeout=timeout)
+    return subprocess.run([sys.executable, "-c", MAIN, *map(str, args)], capture_output=True,
+                          text=True, cwd=TESTS, timeout=timeout)
 
 
 def start_batch(*args):
@@ -58,7 +58,8 @@ def test_a_batch_prints_its_summary_and_exits_0(tmp_path):
 def test_failed_runs_exit_1_and_are_listed_max_steps_applies(tmp_path):
     proc = batch("test_batch:Flaky", "--seeds", "0:30", "--workers", 2, "--max-steps", 40)
     assert proc.returncode == 1, proc.stderr
-    expected = [r for r in comparable(serial(Flaky(), range(30), max_steps=40)) if isinstance(r, tuple)]
+    expected = [r for r in comparable(serial(Flaky(), range(30), max_steps=40))
+                if isinstance(r, tuple)]
     assert re.search(rf"^    ZeroDivisionError +{len(expected)}$", proc.stdout, re.MULTILINE)
     assert "seeds " + ", ".join(str(seed) for seed, _, _ in expected) in proc.stdout
     assert "    time limit" in proc.stdout
@@ -71,8 +72,10 @@ def test_failed_runs_exit_1_and_are_listed_max_steps_applies(tmp_path):
     (["test_batch:CloseCall", "--seeds", "5:5"], "needs START < STOP"),
     (["test_batch:CloseCall", "--seeds", "a:9"], "--seeds must be START:STOP, two integers"),
     (["test_batch:CloseCall", "--seeds", "0:9", "--workers", "0"], "--workers must be >= 1, got 0"),
-    (["test_batch:CloseCall", "--seeds", "0:9", "--workers", "two"], "--workers must be an integer, got 'two'"),
-    (["test_batch:CloseCall", "--seeds", "0:9", "--max-steps", "-3"], "--max-steps must be >= 0, got -3"),
+    (["test_batch:CloseCall", "--seeds", "0:9", "--workers", "two"],
+     "--workers must be an integer, got 'two'"),
+    (["test_batch:CloseCall", "--seeds", "0:9", "--max-steps", "-3"],
+     "--max-steps must be >= 0, got -3"),
     (["test_batch:CloseCall", "--seeds", "0:9", "--workers", "2", "--scheduler", "tcp://localhost:8786"],
      "give --workers or --scheduler, not both"),
     (["test_batch", "--seeds", "0:9"], "must be MODULE:SCENARIO"),
@@ -90,8 +93,10 @@ def test_bad_arguments_exit_2_with_a_clear_message(args, message):
 
 def test_an_out_file_of_another_batch_exits_2(tmp_path):
     out = tmp_path / "runs.jsonl"
-    assert batch("test_batch:CloseCall", "--seeds", "0:3", "--workers", 1, "--out", out).returncode == 0
-    proc = batch("test_batch:CloseCall", "--seeds", "0:3", "--workers", 1, "--out", out, "--max-steps", 9)
+    assert batch("test_batch:CloseCall", "--seeds", "0:3", "--workers", 1,
+                 "--out", out).returncode == 0
+    proc = batch("test_batch:CloseCall", "--seeds", "0:3", "--workers", 1, "--out", out,
+                 "--max-steps", 9)
     assert proc.returncode == 2
     assert "holds results of scenario test_batch:CloseCall with options {}" in proc.stderr
 
@@ -114,20 +119,24 @@ def test_sigint_stops_the_batch_and_the_same_command_resumes_it(tmp_path):
             proc.kill()
             proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
-    assert "interrupted; the finished runs are in" in stderr and "run the same command again" in stderr
+    assert ("interrupted; the finished runs are in" in stderr
+            and "run the same command again" in stderr)
     done = read_results(out)
     assert 20 <= len(done) < 120
     again = batch(*args)
     assert again.returncode == 0, again.stderr
-    assert read_results(out) == serial(fast(Slow()), range(120))    # each seed once, as if never stopped
+    # each seed once, as if never stopped
+    assert read_results(out) == serial(fast(Slow()), range(120))
     assert len(out.read_bytes().splitlines()) == 120
 
 
 def test_python_dash_m_cvcclock_batch(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "cvcclock", "batch", "test_batch:CloseCall", "--seeds", "0:4",
-                           "--workers", "1"], capture_output=True, text=True, cwd=TESTS, timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "cvcclock", "batch", "test_batch:CloseCall",
+                           "--seeds", "0:4", "--workers", "1"],
+                          capture_output=True, text=True, cwd=TESTS, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].split() == ["runs", "4"]
-    bad = subprocess.run([sys.executable, "-m", "cvcclock", "batch", "test_batch:CloseCall", "--seeds", "x"],
+    bad = subprocess.run([sys.executable, "-m", "cvcclock", "batch", "test_batch:CloseCall",
+                          "--seeds", "x"],
                          capture_output=True, text=True, cwd=TESTS, timeout=60)
     assert bad.returncode == 2 and "usage: cvcclock batch" in bad.stderr

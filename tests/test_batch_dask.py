@@ -32,7 +32,8 @@ from test_batch import (
     serial,
 )
 
-distributed = pytest.importorskip("distributed", reason="Dask is optional: pip install 'cvcclock[dask]'")
+distributed = pytest.importorskip("distributed",
+                                  reason="Dask is optional: pip install 'cvcclock[dask]'")
 
 
 @pytest.fixture(autouse=True)
@@ -45,8 +46,9 @@ def watchdog():
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                                       silence_logs=logging.CRITICAL, scheduler_kwargs={"allowed_failures": 1})
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                       dashboard_address=None, silence_logs=logging.CRITICAL,
+                                       scheduler_kwargs={"allowed_failures": 1})
     try:
         with distributed.Client(cluster, timeout=60) as c:
             c.wait_for_workers(2, timeout=60)
@@ -98,7 +100,8 @@ def test_a_seed_that_always_kills_its_dask_worker_fails_alone(cluster_of_two):
     seeds = range(8)
     got = list(simulate_many(Doomed(victim=3), seeds, executor=cluster_of_two))
     assert [r.seed for r in got] == list(seeds)
-    assert isinstance(got[3], FailedRun) and got[3].error_type == "distributed.scheduler.KilledWorker"
+    assert (isinstance(got[3], FailedRun)
+            and got[3].error_type == "distributed.scheduler.KilledWorker")
     assert got[:3] + got[4:] == serial(Doomed(victim=3), [0, 1, 2, 4, 5, 6, 7])
 
 
@@ -122,8 +125,8 @@ def test_a_dask_batch_stopped_midway_resumes_with_each_seed_once(cluster_of_two,
 def test_the_command_runs_on_a_dask_scheduler(cluster_of_two, tmp_path):
     out = tmp_path / "runs.jsonl"
     main = "import sys; from cvcclock.batch_cli import main; sys.exit(main())"
-    proc = subprocess.run([sys.executable, "-c", main, "test_batch:CloseCall", "--seeds", "0:12", "--scheduler",
-                           cluster_of_two.scheduler.address, "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-c", main, "test_batch:CloseCall", "--seeds", "0:12",
+                           "--scheduler", cluster_of_two.scheduler.address, "--out", str(out)],
                           capture_output=True, text=True, cwd=Path(__file__).parent, timeout=90)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].split() == ["runs", "12"]

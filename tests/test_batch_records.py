@@ -87,7 +87,8 @@ def test_every_kind_of_value_round_trips_with_its_type_and_shape():
     assert back == result
     final = back.records_final
     for name, value in ODD.items():
-        assert type(final[name]) is {"numpy float": float, "mapping": dict}.get(name, type(value)), name
+        assert type(final[name]) is {"numpy float": float, "mapping": dict}.get(
+            name, type(value)), name
     assert type(final["tuple"][1]) is tuple and type(final["list of tuples"][0]) is tuple
     assert math.copysign(1.0, final["floats"][1]) == -1.0
     assert final["enum"] is Colour.GREEN and final["termination type"] is TerminationType.MONITOR
@@ -100,7 +101,8 @@ def test_nan_is_tagged_so_the_file_stays_strict_json():
     line = encode_record(result, "m:S", {})
     json.loads(line, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     final = decode_record(line).records_final
-    assert math.isnan(final["nan"]) and math.isnan(final["nested"][1][0]) and type(final["nested"]) is tuple
+    assert (math.isnan(final["nan"]) and math.isnan(final["nested"][1][0])
+            and type(final["nested"]) is tuple)
 
 
 def test_a_numpy_array_is_kept_pickled():
@@ -124,12 +126,14 @@ def test_lines_are_keyed_in_a_fixed_order_for_resuming():
     results, lines = run_records(Flaky(), [3, 4], {"max_steps": 40}, "test_batch:Flaky")
     heads = [read_head(line.encode() + b"\n") for line in lines]
     assert [(h.seed, h.failed, h.scenario, h.options) for h in heads] == [
-        (3, True, "test_batch:Flaky", '{"max_steps":40}'), (4, False, "test_batch:Flaky", '{"max_steps":40}')]
+        (3, True, "test_batch:Flaky", '{"max_steps":40}'),
+        (4, False, "test_batch:Flaky", '{"max_steps":40}')]
     record = json.loads(lines[1])
     assert list(record)[:5] == ["seed", "status", "scenario", "options", "version"]
     assert record["termination_type"] == "time limit" and record["steps"] == 40
-    assert record["actions"][0] == {"ego": [{"$dataclass": "cvcclock.scenario.simulator:Throttle", "value": 0.5}],
-                                    "lead": [{"$dataclass": "cvcclock.scenario.simulator:Throttle", "value": 0.0}]}
+    assert record["actions"][0] == {
+        "ego": [{"$dataclass": "cvcclock.scenario.simulator:Throttle", "value": 0.5}],
+        "lead": [{"$dataclass": "cvcclock.scenario.simulator:Throttle", "value": 0.0}]}
     failed = json.loads(lines[0])
     assert failed["error_type"] == "ZeroDivisionError" and "Traceback" in failed["traceback"]
 

@@ -148,7 +148,8 @@ def _scenario(reference: str, fail: _Fail) -> Any:
 
     module_name, sep, qualname = reference.partition(":")
     if not sep or not module_name or not qualname:
-        fail(f"the scenario must be MODULE:SCENARIO (e.g. mypackage.scenarios:CloseCall), got {reference!r}")
+        fail("the scenario must be MODULE:SCENARIO (e.g. mypackage.scenarios:CloseCall), "
+             f"got {reference!r}")
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())         # as python -m does, also for the cvcclock script
     try:
@@ -186,14 +187,16 @@ def _run_batch(scenario: Any, seeds: range, client: Any, workers: int | None, ou
     from cvcclock.scenario import simulate_many, summarize
 
     try:
-        summary = summarize(simulate_many(scenario, seeds, executor=client, workers=workers, out=out,
-                                          max_steps=max_steps))
+        summary = summarize(simulate_many(scenario, seeds, executor=client, workers=workers,
+                                          out=out, max_steps=max_steps))
     except KeyboardInterrupt:
-        resume = f"; the finished runs are in {out}: run the same command again to resume" if out else ""
+        resume = (f"; the finished runs are in {out}: run the same command again to resume"
+                  if out else "")
         print(f"cvcclock batch: interrupted{resume}", file=sys.stderr)
         return 130
     except (TypeError, ValueError, RuntimeError, OSError, ImportError) as e:
-        fail(str(e))        # an out file of another batch, a locked one, a scenario workers cannot load
+        # an out file of another batch, a locked one, a scenario workers cannot load
+        fail(str(e))
     print(summary)
     if out:
         print(f"\nresults: {out}")

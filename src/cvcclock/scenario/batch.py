@@ -66,8 +66,8 @@ from cvcclock.scenario.batch_records import (
 from cvcclock.scenario.batch_summary import BatchSummary, Statistic, summarize
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["TARGET_CHUNK_SECONDS", "BatchResult", "BatchSummary", "FailedRun", "Statistic", "read_results",
-           "simulate_many", "summarize"]
+__all__ = ["TARGET_CHUNK_SECONDS", "BatchResult", "BatchSummary", "FailedRun", "Statistic",
+           "read_results", "simulate_many", "summarize"]
 
 TARGET_CHUNK_SECONDS = 0.1
 """The work a chunk aims at, in seconds of the workers' time (see the module doc)."""
@@ -84,7 +84,8 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
 _NOT_IN_BATCHES = {
     "seed": "the seeds are simulate_many's second argument",
     "trace": "a trace callback would run in the worker processes, not here",
-    "simulator": "override the scenario's simulator() method instead, so it travels with the scenario",
+    "simulator": ("override the scenario's simulator() method instead, so it travels with the "
+                  "scenario"),
 }
 
 Executor = Any
@@ -108,7 +109,8 @@ class _Batch:
 
 def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executor = None,
                   workers: int | None = None, chunk_size: int | None = None,
-                  out: str | os.PathLike[str] | None = None, progress: bool | ProgressCallback | None = None,
+                  out: str | os.PathLike[str] | None = None,
+                  progress: bool | ProgressCallback | None = None,
                   **simulate_kwargs: Any) -> Iterator[BatchResult]:
     """Run ``simulate(scenario, seed=seed, **simulate_kwargs)`` for every seed, in parallel.
 
@@ -178,19 +180,20 @@ def _check(scenario: Scenario, seeds: Iterable[int], executor: Executor, workers
     options = _check_options(simulate_kwargs)
     if workers is not None:
         if executor is not None:
-            raise ValueError(f"workers={workers!r} sizes the default process pool; with an executor, "
-                             f"size the executor instead")
+            raise ValueError(f"workers={workers!r} sizes the default process pool; "
+                             f"with an executor, size the executor instead")
         workers = check_count(workers, "workers", minimum=1)
     if executor is not None and not (isinstance(executor, cf.Executor) or is_dask_client(executor)
                                      or callable(executor)):
-        raise TypeError(f"executor must be a concurrent.futures.Executor, a function returning one, or a "
-                        f"distributed.Client, got {executor!r}")
+        raise TypeError(f"executor must be a concurrent.futures.Executor, a function returning "
+                        f"one, or a distributed.Client, got {executor!r}")
     if chunk_size is not None:
         chunk_size = check_count(chunk_size, "chunk_size", minimum=1, maximum=_MAX_CHUNK)
     if out is not None and not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"out must be a path (str or os.PathLike), got {out!r}")
-    return _Batch(dump_scenario(scenario), scenario_reference(scenario), _check_seeds(seeds), options,
-                  executor, workers, chunk_size, None if out is None else os.fspath(out), reporter(progress))
+    return _Batch(dump_scenario(scenario), scenario_reference(scenario), _check_seeds(seeds),
+                  options, executor, workers, chunk_size,
+                  None if out is None else os.fspath(out), reporter(progress))
 
 
 def _check_options(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -198,8 +201,10 @@ def _check_options(kwargs: dict[str, Any]) -> dict[str, Any]:
     options = {}
     for name in sorted(kwargs):
         if name not in _OPTIONS:
-            why = _NOT_IN_BATCHES.get(name, f"simulate_many passes on only {', '.join(sorted(_OPTIONS))}")
-            raise TypeError(f"simulate_many() got the keyword argument {name}={kwargs[name]!r}: {why}")
+            why = _NOT_IN_BATCHES.get(
+                name, f"simulate_many passes on only {', '.join(sorted(_OPTIONS))}")
+            raise TypeError(
+                f"simulate_many() got the keyword argument {name}={kwargs[name]!r}: {why}")
         if kwargs[name] is not None:
             options[name] = _OPTIONS[name](kwargs[name])
     return options
@@ -216,7 +221,8 @@ def _check_seeds(seeds: Iterable[int]) -> list[int]:
         checked.append(operator.index(seed))
     if len(set(checked)) != len(checked):
         repeated = sorted(s for s, n in collections.Counter(checked).items() if n > 1)
-        raise ValueError(f"seeds must be distinct (each seed has one result); repeated: {repeated[:10]}")
+        raise ValueError(
+            f"seeds must be distinct (each seed has one result); repeated: {repeated[:10]}")
     return checked
 
 
@@ -298,7 +304,8 @@ class _Chunks:
             return self._fixed
         if self._runs == 0:
             return 1
-        size = round(TARGET_CHUNK_SECONDS * self._runs / self._seconds) if self._seconds > 0 else _MAX_CHUNK
+        size = (round(TARGET_CHUNK_SECONDS * self._runs / self._seconds) if self._seconds > 0
+                else _MAX_CHUNK)
         share = math.ceil(len(self._fresh) / (2 * self._workers))
         return max(1, min(size, share, _MAX_CHUNK))
 
@@ -416,7 +423,8 @@ def _handle(outcomes: list[Done | Lost], batch: _Batch, store: _Results, chunks:
             results = [pickle.loads(data) for data in outcome.results]
             lines = outcome.lines
         else:
-            results = [_died(seed, outcome.error) for seed in chunks.lost(outcome.chunk, outcome.attributed)]
+            results = [_died(seed, outcome.error)
+                       for seed in chunks.lost(outcome.chunk, outcome.attributed)]
             lines = [encode_record(r, batch.reference, batch.options) for r in results]
         if results:
             store.add(results, lines)

@@ -41,8 +41,8 @@ from typing import Any, NamedTuple, Protocol
 from cvcclock.scenario.batch_records import run_records
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["Backend", "Chunk", "ChunkOutput", "DaskBackend", "Done", "FuturesBackend", "Lost", "cpu_count",
-           "dump_scenario", "is_dask_client", "local_pool", "run_chunk"]
+__all__ = ["Backend", "Chunk", "ChunkOutput", "DaskBackend", "Done", "FuturesBackend", "Lost",
+           "cpu_count", "dump_scenario", "is_dask_client", "local_pool", "run_chunk"]
 
 _BREAK_TIMEOUT = 30.0
 """Seconds to wait for a broken pool to settle its futures (it fails them at once)."""
@@ -169,8 +169,9 @@ def dump_scenario(scenario: Scenario) -> bytes:
             return bytes(cloudpickle.dumps(scenario))
     except Exception as e:
         hint = "" if cloudpickle else ", or install cloudpickle"
-        raise TypeError(f"scenario {scenario!r} cannot be pickled to send it to worker processes ({e}); "
-                        f"define its class at the top level of an importable module{hint}") from e
+        raise TypeError(f"scenario {scenario!r} cannot be pickled to send it to worker processes "
+                        f"({e}); define its class at the top level of an importable module{hint}"
+                        ) from e
 
 
 def cpu_count() -> int:
@@ -255,7 +256,8 @@ class FuturesBackend:
         outcomes, self._lost = self._lost, []
         if not self._futures or (outcomes and block):
             return outcomes
-        done, _ = cf.wait(self._futures, timeout=None if block else 0, return_when=cf.FIRST_COMPLETED)
+        done, _ = cf.wait(self._futures, timeout=None if block else 0,
+                          return_when=cf.FIRST_COMPLETED)
         broken: cf.BrokenExecutor | None = None
         for future in done:
             chunk = self._futures.pop(future)
@@ -328,7 +330,8 @@ class DaskBackend:
     def submit(self, chunk: Chunk) -> None:
         """Start running ``chunk``."""
         scenario, options, reference = self._task
-        future = self._client.submit(run_chunk, scenario, chunk.seeds, options, reference, pure=False)
+        future = self._client.submit(run_chunk, scenario, chunk.seeds, options, reference,
+                                     pure=False)
         self._futures[future] = chunk
         self._completed.add(future)
 
@@ -349,7 +352,8 @@ class DaskBackend:
             if future.status == "finished":
                 outcomes.append(Done(chunk, *future.result()))
                 continue
-            error = future.exception() if future.status == "error" else cf.CancelledError(future.status)
+            error = (future.exception() if future.status == "error"
+                     else cf.CancelledError(future.status))
             if isinstance(error, self._killed_worker):
                 outcomes.append(Lost(chunk, error, True))
             elif isinstance(error, cf.CancelledError):   # e.g. client.restart(): no one to blame

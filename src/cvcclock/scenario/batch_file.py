@@ -71,16 +71,18 @@ def _scan(f: IO[bytes], path: str) -> _Scan:
     torn: tuple[int, int] | None = None         # (line number, offset) of a line that is not whole
     for number, line in enumerate(f, 1):
         if torn is not None:
-            raise ValueError(f"{path}, line {torn[0]}: not a results record (and more lines follow it)")
+            raise ValueError(
+                f"{path}, line {torn[0]}: not a results record (and more lines follow it)")
         head = read_head(line) if line.endswith(b"\n") else None
         if head is None:
             if not _may_be_torn(line):
-                raise ValueError(f"{path}, line {number}: not a cvcclock results record: {line[:60]!r}")
+                raise ValueError(
+                    f"{path}, line {number}: not a cvcclock results record: {line[:60]!r}")
             torn = (number, offset)
         else:
             if head.seed in seen:
-                raise ValueError(f"{path}: seed {head.seed} is recorded twice, on lines {seen[head.seed]} "
-                                 f"and {number}")
+                raise ValueError(f"{path}: seed {head.seed} is recorded twice, "
+                                 f"on lines {seen[head.seed]} and {number}")
             seen[head.seed] = number
             entries.append(_Entry(head, offset, len(line)))
         offset += len(line)
@@ -183,8 +185,8 @@ class ResultsFile:
         try:
             fcntl.flock(self._append.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise RuntimeError(f"{self.path} is being written by another batch; wait for it, or give "
-                               f"this batch another out file") from None
+            raise RuntimeError(f"{self.path} is being written by another batch; wait for it, "
+                               f"or give this batch another out file") from None
 
     def _load(self, scenario: str, options: str) -> tuple[dict[int, _Entry], int]:
         with open(self.path, "rb") as f:
@@ -193,10 +195,12 @@ class ResultsFile:
             head = entry.head
             if head.scenario != scenario or head.options != options:
                 raise ValueError(
-                    f"{self.path} holds results of scenario {head.scenario} with options {head.options} "
-                    f"(seed {head.seed}); this batch runs {scenario} with {options}: give it another out file")
+                    f"{self.path} holds results of scenario {head.scenario} "
+                    f"with options {head.options} (seed {head.seed}); "
+                    f"this batch runs {scenario} with {options}: give it another out file")
         if scan.end < os.fstat(self._append.fileno()).st_size:
-            self._append.truncate(scan.end)       # the partial line a crash left: its seed is redone
+            # the partial line a crash left: its seed is redone
+            self._append.truncate(scan.end)
         return {entry.head.seed: entry for entry in scan.entries}, scan.end
 
     def __contains__(self, seed: object) -> bool:
@@ -227,7 +231,7 @@ class ResultsFile:
         self._append.write(b"".join(data))
         self._append.flush()
         scenario, options = self._head
-        for result, line in zip(results, data):
+        for result, line in zip(results, data, strict=False):
             head = RecordHead(result.seed, isinstance(result, FailedRun), scenario, options)
             self._index[result.seed] = _Entry(head, self._end, len(line))
             self._end += len(line)

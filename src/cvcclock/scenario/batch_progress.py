@@ -83,7 +83,8 @@ def _bar() -> Reporter:
     try:
         tqdm = importlib.import_module("tqdm").tqdm   # optional, and typed Any: no stubs needed
     except ImportError as e:
-        raise ImportError("progress=True draws a tqdm bar: pip install tqdm (or 'cvcclock[dask]')") from e
+        raise ImportError(
+            "progress=True draws a tqdm bar: pip install tqdm (or 'cvcclock[dask]')") from e
     bar: Any = None
 
     def report(done: int, total: int, failed: int) -> None:

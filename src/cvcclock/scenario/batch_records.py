@@ -52,8 +52,8 @@ from cvcclock.scenario.results import SimulationResult, TerminationType
 from cvcclock.scenario.runner import simulate
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["FORMAT_VERSION", "BatchResult", "FailedRun", "RecordHead", "decode_record", "encode_record",
-           "options_text", "read_head", "run_records", "scenario_reference"]
+__all__ = ["FORMAT_VERSION", "BatchResult", "FailedRun", "RecordHead", "decode_record",
+           "encode_record", "options_text", "read_head", "run_records", "scenario_reference"]
 
 FORMAT_VERSION = 1
 """The version of the line format, written in every line's ``version``."""
@@ -97,7 +97,8 @@ class FailedRun:
         FailedRun
         """
         kind = type(error)
-        name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        name = (kind.__qualname__ if kind.__module__ == "builtins"
+                else f"{kind.__module__}.{kind.__qualname__}")
         return cls(seed, name, str(error), "".join(traceback.format_exception(error)))
 
 
@@ -168,11 +169,13 @@ def _pack(result: SimulationResult | FailedRun, reference: str | None,
     try:
         data = pickle.dumps(result)
     except Exception as e:
-        raise TypeError(f"the run's result cannot be pickled to send it back from the worker: {e}") from e
+        raise TypeError(
+            f"the run's result cannot be pickled to send it back from the worker: {e}") from e
     return data, None if reference is None else encode_record(result, reference, options)
 
 
-def encode_record(result: SimulationResult | FailedRun, scenario: str, options: Mapping[str, Any]) -> str:
+def encode_record(result: SimulationResult | FailedRun, scenario: str,
+                  options: Mapping[str, Any]) -> str:
     """The line of a result.
 
     Parameters
@@ -266,7 +269,8 @@ class _Encoder:
     case, kept fast); the encoder for any other type is made once and cached."""
 
     def __init__(self) -> None:
-        self._by_type: dict[type, Callable[[Any], Any]] = {dict: self._dict, list: self.items, tuple: self._tuple}
+        self._by_type: dict[type, Callable[[Any], Any]] = {
+            dict: self._dict, list: self.items, tuple: self._tuple}
 
     def value(self, v: Any) -> Any:
         kind = type(v)
@@ -327,8 +331,8 @@ def _pickled(v: Any) -> dict[str, str]:
     try:
         data = pickle.dumps(v)
     except Exception as e:
-        raise TypeError(f"a value of type {type(v).__qualname__} can be neither written as JSON nor "
-                        f"pickled, so the run's result cannot be saved: {e}") from e
+        raise TypeError(f"a value of type {type(v).__qualname__} can be neither written as JSON "
+                        f"nor pickled, so the run's result cannot be saved: {e}") from e
     return {"$pickle": base64.b64encode(data).decode("ascii")}
 
 
@@ -338,7 +342,8 @@ _ENCODER = _Encoder()
 # -- the reader's side: lines to results ----------------------------------------------------
 
 
-_HEAD = re.compile(rb'\{"seed":(-?\d+),"status":"(completed|failed)","scenario":("(?:[^"\\]|\\.)*"),'
+_HEAD = re.compile(rb'\{"seed":(-?\d+),"status":"(completed|failed)",'
+                   rb'"scenario":("(?:[^"\\]|\\.)*"),'
                    rb'"options":(\{[^{}]*\}),"version":(\d+),')
 
 
@@ -404,7 +409,8 @@ def decode_record(line: str | bytes) -> SimulationResult | FailedRun:
             return FailedRun(d["seed"], d["error_type"], d["message"], d["traceback"])
         return SimulationResult(
             trajectory=tuple(d["trajectory"]),
-            actions=tuple({name: tuple(acts) for name, acts in step.items()} for step in d["actions"]),
+            actions=tuple({name: tuple(acts) for name, acts in step.items()}
+                          for step in d["actions"]),
             records={name: tuple(map(tuple, pairs)) for name, pairs in d["records"].items()},
             records_initial=d["records_initial"],
             records_final=d["records_final"],

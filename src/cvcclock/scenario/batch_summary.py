@@ -51,7 +51,8 @@ class _Accumulator:
         self.min, self.max = math.inf, -math.inf
 
     def add(self, value: Any) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value)):
             self.others += 1
             return
         x = float(value)
@@ -125,11 +126,14 @@ class BatchSummary:
         rows = [("runs", "all", self.runs, nan, nan, nan, nan),
                 ("runs", "completed", self.completed, nan, nan, nan, nan),
                 ("runs", "failed", self.failed, nan, nan, nan, nan)]
-        rows += [("termination", kind, n, nan, nan, nan, nan) for kind, n in sorted(self.by_termination.items())]
-        rows += [("failure", kind, n, nan, nan, nan, nan) for kind, n in sorted(self.failures.items())]
+        rows += [("termination", kind, n, nan, nan, nan, nan)
+                 for kind, n in sorted(self.by_termination.items())]
+        rows += [("failure", kind, n, nan, nan, nan, nan)
+                 for kind, n in sorted(self.failures.items())]
         rows += [("attempts", "all", self.attempts, nan, nan, nan, nan),
                  ("attempts", "rejected", self.rejected, self.rejection_rate, nan, nan, nan)]
-        rows += [("statistic", s.name, s.count, s.mean, s.std, s.min, s.max) for s in self.statistics]
+        rows += [("statistic", s.name, s.count, s.mean, s.std, s.min, s.max)
+                 for s in self.statistics]
         return rows
 
     def to_frame(self) -> Any:
@@ -141,7 +145,8 @@ class BatchSummary:
             Columns ``count``, ``mean``, ``std``, ``min``, ``max``; see :meth:`rows`.
         """
         pandas = importlib.import_module("pandas")    # optional, and typed Any: no stubs needed
-        frame = pandas.DataFrame(self.rows(), columns=["section", "name", "count", "mean", "std", "min", "max"])
+        frame = pandas.DataFrame(
+            self.rows(), columns=["section", "name", "count", "mean", "std", "min", "max"])
         return frame.set_index(["section", "name"])
 
     def table(self) -> str:
@@ -156,7 +161,8 @@ class BatchSummary:
             more = f" and {len(self.failed_seeds) - 10} more" if len(self.failed_seeds) > 10 else ""
             lines.append(f"    seeds {', '.join(map(str, self.failed_seeds[:10]))}{more}")
         lines.append(count("attempts", self.attempts))
-        lines.append(count("  rejected", self.rejected, f"   rejection rate {self.rejection_rate:.2%}"))
+        lines.append(
+            count("  rejected", self.rejected, f"   rejection rate {self.rejection_rate:.2%}"))
         if self.statistics:
             width = max(16, *(len(s.name) for s in self.statistics))
             lines += ["", f"{'statistic':<{width}}{'count':>10}" + "".join(
@@ -217,5 +223,5 @@ def summarize(results: Iterable[SimulationResult | FailedRun]) -> BatchSummary:
                 acc.add(value)
     statistics = [steps.statistic("steps")] if completed else []
     statistics += [acc.statistic(name) for (_, name), acc in sorted(records.items())]
-    return BatchSummary(runs, completed, dict(by_termination), attempts, rejected, len(failed_seeds),
-                        dict(failures), tuple(failed_seeds), tuple(statistics))
+    return BatchSummary(runs, completed, dict(by_termination), attempts, rejected,
+                        len(failed_seeds), dict(failures), tuple(failed_seeds), tuple(statistics))
