@@ -26,6 +26,7 @@ from cvcclock.scenario import (
     Throttle,
     TooManyRejections,
     Vehicle,
+    do,
     invariant,
     precondition,
     require,
@@ -166,7 +167,7 @@ class Failing(Scenario):
                 hit("behavior")
                 hit("keyboard_interrupt")
                 if site == "sub_behavior" and car.sim.step == FAIL_AT - 1:
-                    yield from sub(car)
+                    yield from do(sub(car))
                 if self.failing("bad_yield"):
                     self.mark()
                     yield Throttle(0.5)
