@@ -105,20 +105,23 @@ class Guards:
         self.preconditions: list[Callable[..., object]] = []
         self.invariants: list[Callable[..., object]] = []
 
-    def check_preconditions(self, *args: Any, **kwargs: Any) -> None:
-        """Raise :class:`PreconditionViolation` for the first false precondition."""
+    def check_preconditions(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+                            name: str | None = None) -> None:
+        """Raise :class:`PreconditionViolation` for the first false ``pred(*args, **kwargs)``;
+        the message names the behavior or scenario ``name`` (by default its own)."""
         for pred in self.preconditions:
             if not pred(*args, **kwargs):
-                raise PreconditionViolation(self._message("precondition", pred))
+                raise PreconditionViolation(self._message("precondition", pred, name))
 
-    def check_invariants(self, *args: Any, **kwargs: Any) -> None:
-        """Raise :class:`InvariantViolation` for the first false invariant."""
+    def check_invariants(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+                         name: str | None = None) -> None:
+        """Raise :class:`InvariantViolation` for the first false ``pred(*args, **kwargs)``."""
         for pred in self.invariants:
             if not pred(*args, **kwargs):
-                raise InvariantViolation(self._message("invariant", pred))
+                raise InvariantViolation(self._message("invariant", pred, name))
 
-    def _message(self, kind: str, pred: Callable[..., object]) -> str:
-        return f"{kind} {describe(pred)} of {self.what} {self.name!r} violated"
+    def _message(self, kind: str, pred: Callable[..., object], name: str | None) -> str:
+        return f"{kind} {describe(pred)} of {self.what} {name or self.name!r} violated"
 
 
 class BoundGuards:
@@ -136,7 +139,7 @@ class BoundGuards:
 
     def check_invariants(self) -> None:
         """Raise :class:`InvariantViolation` for the first false invariant."""
-        self.guards.check_invariants(*self.args, **self.kwargs)
+        self.guards.check_invariants(self.args, self.kwargs)
 
 
 # Running guarded generators -> their guards. Weak, so a finished behavior goes away with
@@ -147,11 +150,6 @@ _RUNNING: weakref.WeakKeyDictionary[Any, BoundGuards] = weakref.WeakKeyDictionar
 def guards_of(gen: object) -> BoundGuards | None:
     """The guards of a generator a decorated behavior returned, or None."""
     return _RUNNING.get(gen) if type(gen) is GeneratorType else None
-
-
-def guards_running() -> bool:
-    """Whether any guarded behavior may be running: if not, delegation needs no walk."""
-    return bool(_RUNNING)
 
 
 def scenario_guards(cls: type) -> Guards | None:
@@ -188,8 +186,8 @@ def _guards_for(target: G) -> tuple[G, Guards]:
 
     @functools.wraps(fn)
     def start(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
-        guards.check_preconditions(*args, **kwargs)
-        guards.check_invariants(*args, **kwargs)
+        guards.check_preconditions(args, kwargs)
+        guards.check_invariants(args, kwargs)
         gen = fn(*args, **kwargs)
         _RUNNING[gen] = BoundGuards(guards, args, kwargs)
         return gen
@@ -254,7 +252,8 @@ def invariant(pred: Callable[..., object]) -> Callable[[G], G]:
 
 
 def delegation(gen: Any, owner: Any) -> Any:
-    """After ``gen`` yielded an action: whose invariants apply when it is next resumed.
+    """After ``gen`` yielded an action while delegating with a plain ``yield from``: whose
+    invariants apply when it is next resumed.
 
     ``owner`` holds the invariants of ``gen``'s own code (a behavior's guards, a scope, or
     None). While ``gen`` delegates with a plain ``yield from``, the runner sees neither the

@@ -22,7 +22,7 @@ from types import GeneratorType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from cvcclock.scenario._arguments import steps_for
-from cvcclock.scenario.behaviors import WAIT, Take, delegation, guards_of, guards_running
+from cvcclock.scenario.behaviors import WAIT, Take, delegation, guards_of
 from cvcclock.scenario.control import ABORT, Do, Interrupt, Request
 from cvcclock.scenario.errors import BehaviorError, InvariantViolation
 
@@ -115,15 +115,12 @@ class Context:
             return self._do(item, owner)
         if type(item) is Interrupt:
             return InterruptBlock(self, item, owner)
-        raise BehaviorError(f"{self.label} yielded {item!r} at step {self.sim.step}; "
-                            f"{_YIELDS[self.kind]}")
+        raise self.refuse(item)
 
-    def action(self, item: Take) -> Take:
-        """``item`` if this kind of block may take it (only behaviors take actions)."""
-        if item.actions and self.kind != "behavior":
-            raise BehaviorError(f"{self.label} yielded {item!r} at step {self.sim.step}; "
-                                f"{_YIELDS[self.kind]}")
-        return item
+    def refuse(self, item: Any) -> BehaviorError:
+        """The error for a yield this kind of block may not make."""
+        return BehaviorError(f"{self.label} yielded {item!r} at step {self.sim.step}; "
+                             f"{_YIELDS[self.kind]}")
 
     def _do(self, item: Do, owner: Owner | None) -> Block:
         block: Block
@@ -164,42 +161,51 @@ class GenBlock(Block):
     block.
     """
 
-    __slots__ = ("ctx", "gen", "owner", "check", "child")
+    __slots__ = ("ctx", "gen", "owner", "check", "child", "acts")
 
     def __init__(self, ctx: Context, gen: Any, owner: Owner | None) -> None:
         self.ctx, self.gen, self.owner = ctx, gen, owner
         self.check: Owner | None = None     # whose invariants to check on the next resume
         self.child: Block | None = None
+        self.acts = ctx.kind == "behavior"  # only behaviors take actions
 
     def resume(self) -> Take | Finished:
         send: Any = None
         throw: BaseException | None = None
-        child = self.child
-        if child is None and self.check is not None:
+        if self.child is not None:
+            taken, send, throw = self._resume_child()
+            if taken is not None:
+                return taken
+        elif self.check is not None:
             throw = _violation(self.check)
         while True:
-            if child is not None:
-                try:
-                    result = child.resume()
-                except BaseException as e:      # passes up, into this generator
-                    result, throw = None, e
-                if type(result) is Take:
-                    return result
-                self.child = child = None
-                if result is not None:          # the child returned: the instant to check
-                    send = result.value          # type: ignore[union-attr]
-                    throw = _violation(self.owner)
             try:
                 item = self.gen.send(send) if throw is None else self.gen.throw(throw)
             except StopIteration as stop:
                 return Finished(stop.value)
-            send = throw = None
             if type(item) is Take:
-                owner = self.owner
-                self.check = (delegation(self.gen, owner)
-                              if owner is not None or guards_running() else None)
-                return self.ctx.action(item)
-            child = self.child = self.ctx.child(item, self.owner)
+                if item.actions and not self.acts:
+                    raise self.ctx.refuse(item)
+                inner = self.gen.gi_yieldfrom
+                self.check = self.owner if inner is None else delegation(self.gen, self.owner)
+                return item
+            self.child = self.ctx.child(item, self.owner)   # runs now, in this step
+            taken, send, throw = self._resume_child()
+            if taken is not None:
+                return taken
+
+    def _resume_child(self) -> tuple[Take | None, Any, BaseException | None]:
+        """Resume the child: its action, or what to send or throw into the generator (its
+        result and any violation of the invariants now that it is done, or its exception)."""
+        try:
+            result = self.child.resume()  # type: ignore[union-attr]
+        except BaseException as e:       # passes up, into this generator
+            self.child = None
+            return None, None, e
+        if type(result) is Take:
+            return result, None, None
+        self.child = None
+        return None, result.value, _violation(self.owner)    # type: ignore[union-attr]
 
     def close(self, reason: str) -> None:
         child, self.child = self.child, None

@@ -254,10 +254,6 @@ class ScenarioRunner:
             except RejectSimulation as e:
                 self._rejected(e, "")
                 continue
-            except Terminate as t:
-                raise RuntimeError(f"start of scenario {self.scenario.name!r}: terminate() was "
-                                   f"called outside a behavior, a monitor or a compose "
-                                   f"block") from t
             self.simulation = sim
             return sim
 
@@ -369,46 +365,47 @@ class ScenarioRunner:
             raise _Ending(*ended)
 
     def _behaviors(self, sim: Simulation) -> list[tuple[Agent, tuple[Any, ...]]]:
-        """5. Each agent's behavior, resumed until it yields: the actions it chose."""
+        """5. Each agent's behavior, resumed until it yields: the actions it chose.
+
+        A behavior that returned takes no action from then on. ``terminate()`` stops the
+        scenario that created the agent (the run, at the top level);
+        ``terminate_simulation()`` ends the run.
+        """
         sim.note("behaviors")
         chosen: list[tuple[Agent, tuple[Any, ...]]] = []
         step_actions: dict[str, tuple[Any, ...]] = {}
         for agent in sim.behaving:
             sim.note("behavior", agent.name)
-            actions = self._resume_behavior(sim, agent)
-            if actions:
-                chosen.append((agent, actions))
+            actions: tuple[Any, ...] = ()
+            block = agent.block
+            if block is not None:
+                try:
+                    result = block.resume()
+                except RejectSimulation as e:
+                    e.args = (f"behavior of agent {agent.name!r}: {e}",)
+                    raise
+                except Terminate as t:
+                    agent.block = None
+                    self._terminated(sim, agent, t)
+                else:
+                    if type(result) is Take:
+                        actions = result.actions
+                        if actions:
+                            chosen.append((agent, actions))
+                    else:
+                        agent.block = None
             step_actions[agent.name] = actions
         sim.save_actions(step_actions)
         return chosen
 
-    def _resume_behavior(self, sim: Simulation, agent: Agent) -> tuple[Any, ...]:
-        """One agent's actions this step: none once its behavior has ended (or ends now).
-
-        ``terminate()`` stops the scenario that created the agent (the run, at the top
-        level); ``terminate_simulation()`` ends the run.
-        """
-        block = agent.block
-        if block is None:
-            return ()
-        try:
-            result = block.resume()
-        except RejectSimulation as e:
-            e.args = (f"behavior of agent {agent.name!r}: {e}",)
-            raise
-        except Terminate as t:
-            agent.block = None
-            said = f": {t.reason}" if t.reason else ""
-            scope = agent.scope
-            if t.simulation or scope is None or scope is sim.top:
-                raise _Ending(TerminationType.BEHAVIOR,
-                              f"agent {agent.name!r} terminated the simulation{said}") from None
-            scope.stop(f"agent {agent.name!r} terminated it{said}")
-            return ()
-        if type(result) is Take:
-            return result.actions
-        agent.block = None      # the behavior returned: it waits from now on
-        return ()
+    def _terminated(self, sim: Simulation, agent: Agent, t: Terminate) -> None:
+        """An agent's behavior called ``terminate`` or ``terminate_simulation``."""
+        said = f": {t.reason}" if t.reason else ""
+        scope = agent.scope
+        if t.simulation or scope is None or scope is sim.top:
+            raise _Ending(TerminationType.BEHAVIOR,
+                          f"agent {agent.name!r} terminated the simulation{said}") from None
+        scope.stop(f"agent {agent.name!r} terminated it{said}")
 
     def _actions(self, sim: Simulation, chosen: list[tuple[Agent, tuple[Any, ...]]]) -> None:
         """6. Execute each agent's actions, in order."""

@@ -284,7 +284,7 @@ class Scope:
     def check_invariants(self) -> None:
         """Raise :class:`InvariantViolation` for the first false invariant."""
         if self._guards is not None:
-            self._guards.check_invariants(self.scenario, self)
+            self._guards.check_invariants((self.scenario, self), {}, self.name)
         self._check_registered()
 
     def _check_registered(self) -> None:
@@ -303,14 +303,18 @@ class Scope:
             that raised it.
         """
         self.sim.note("start", self.name)
-        if self._guards is not None:
-            self._guards.check_preconditions(self.scenario, self)
-            self._guards.check_invariants(self.scenario, self)
         try:
-            self.scenario.setup(self)
-        except RejectSimulation as e:
-            e.args = (f"setup of scenario {self.name!r}: {e}",)
-            raise
+            if self._guards is not None:
+                self._guards.check_preconditions((self.scenario, self), {}, self.name)
+                self._guards.check_invariants((self.scenario, self), {}, self.name)
+            try:
+                self.scenario.setup(self)
+            except RejectSimulation as e:
+                e.args = (f"setup of scenario {self.name!r}: {e}",)
+                raise
+        except Terminate as t:
+            raise RuntimeError(f"start of scenario {self.name!r}: terminate() was called "
+                               f"outside a behavior, a monitor or a compose block") from t
         self._check_registered()        # the invariants setup registered
         self._started = True
         self._start = self.sim.step
