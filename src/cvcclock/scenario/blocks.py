@@ -112,7 +112,7 @@ class Context:
             If ``item`` is not a request, or not one this kind of block may make.
         """
         if type(item) is Do:
-            return self._do(item, owner)
+            return self._do(item)
         if type(item) is Interrupt:
             return InterruptBlock(self, item, owner)
         raise self.refuse(item)
@@ -122,7 +122,7 @@ class Context:
         return BehaviorError(f"{self.label} yielded {item!r} at step {self.sim.step}; "
                              f"{_YIELDS[self.kind]}")
 
-    def _do(self, item: Do, owner: Owner | None) -> Block:
+    def _do(self, item: Do) -> Block:
         block: Block
         if item.scenarios:
             if self.kind != "compose":
@@ -284,8 +284,12 @@ class ScenariosBlock(Block):
         scopes = self.scopes
         if scopes is None:
             scopes = self.scopes = []
-            for scenario in self.scenarios:
-                scopes.append(self.ctx.scope.start_child(scenario))
+            try:
+                for scenario in self.scenarios:
+                    scopes.append(self.ctx.scope.start_child(scenario))
+            except BaseException:       # the do() fails as a whole: none of them runs on
+                self.close("a scenario started with it failed to start")
+                raise
         for scope in scopes:
             if scope.running:
                 scope.step()

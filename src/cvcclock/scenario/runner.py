@@ -112,7 +112,9 @@ class ScenarioRunner:
     simulator : callable, optional
         Makes a fresh :class:`Simulator` per attempt; ``scenario.simulator`` when omitted.
     raise_guard_violations : bool
-        Raise :class:`GuardViolation` instead of rejecting the attempt.
+        Raise a violated precondition or invariant (:class:`PreconditionViolation` or
+        :class:`InvariantViolation`) that no behavior caught, instead of rejecting the
+        attempt.
     trace : callable, optional
         ``trace(step, phase, subject)``, called as each phase starts (see the module doc).
 

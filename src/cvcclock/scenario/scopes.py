@@ -304,6 +304,13 @@ class Scope:
         """
         self.sim.note("start", self.name)
         try:
+            self._setup()
+        except BaseException:
+            self.running = False        # a scenario that failed to start never runs
+            raise
+
+    def _setup(self) -> None:
+        try:
             if self._guards is not None:
                 self._guards.check_preconditions((self.scenario, self), {}, self.name)
                 self._guards.check_invariants((self.scenario, self), {}, self.name)
@@ -317,7 +324,6 @@ class Scope:
                                f"outside a behavior, a monitor or a compose block") from t
         self._check_registered()        # the invariants setup registered
         self._started = True
-        self._start = self.sim.step
         compose = self.scenario.compose
         if compose is not None:
             label = f"compose of scenario {self.name!r}"
