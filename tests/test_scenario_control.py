@@ -80,7 +80,7 @@ def test_do_evaluates_to_the_sub_behaviors_return_value_or_abort():
         seen.append((yield from do(sub(car))))
         seen.append((yield from do(forever(car), steps=2)))
         seen.append((yield from do(sub(car), until=lambda: False)))
-        seen.append((yield from do(steps=1)))           # a wait
+        seen.append((yield from wait(steps=1)))         # Scenic's wait for 1 steps
         yield take(3)
 
     result = simulate(Solo(parent), seed=0, max_steps=7)
@@ -93,8 +93,13 @@ def test_do_seconds_rounds_up_to_whole_steps():
     def parent(car):
         yield from do(count(1, 99), seconds=0.25)       # 2.5 steps of 0.1 s: 3
         yield take(2)
+        yield from wait(seconds=0.15)                   # 2
+        yield take(3)
+        yield from wait(until=lambda: car.sim.step == 8)
+        yield take(4)
 
-    assert actions(simulate(Solo(parent), seed=0, max_steps=4, dt=0.1)) == [(1,)] * 3 + [(2,)]
+    assert actions(simulate(Solo(parent), seed=0, max_steps=9, dt=0.1)) == (
+        [(1,)] * 3 + [(2,), (), (), (3,), (), (4,)])
 
 
 def test_a_compose_block_may_do_a_generator_of_its_own():

@@ -33,6 +33,7 @@ from types import GeneratorType
 from typing import Any, TypeVar
 
 from cvcclock.scenario._arguments import check_callable, check_instance
+from cvcclock.scenario.control import do
 from cvcclock.scenario.errors import BehaviorError, InvariantViolation, PreconditionViolation
 from cvcclock.scenario.requirements import describe
 
@@ -79,9 +80,17 @@ def take(*actions: Any) -> Take:
     return Take(actions)
 
 
-def wait() -> Take:
-    """Take no action this time step: ``yield wait()``."""
-    return WAIT
+def wait(*, steps: int | None = None, seconds: float | None = None,
+         until: Callable[[], object] | None = None) -> Any:
+    """Take no action this time step: ``yield wait()``.
+
+    With a limit it is Scenic's ``wait for``/``wait until``, ``do()`` with nothing to run:
+    ``yield from wait(steps=3)``, ``yield from wait(seconds=0.5)``,
+    ``yield from wait(until=lambda: car.x > 10)`` (see :func:`~cvcclock.scenario.do`).
+    """
+    if steps is None and seconds is None and until is None:
+        return WAIT
+    return do(steps=steps, seconds=seconds, until=until)
 
 
 class Guards:
