@@ -5,11 +5,9 @@ One module, its source split by concept into the .pxi files included below; each
 class declares its fields beside its code (nothing cimports this module, so no .pxd).
 """
 
-import copy
 import enum
 import numbers
 import operator
-import pickle
 import sys
 import threading
 import weakref

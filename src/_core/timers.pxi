@@ -108,6 +108,7 @@ cdef class Timer:
 
     def __reduce_ex__(self, protocol):
         # Say which callback stops a clock from pickling, rather than pickle's bare error.
+        import pickle   # here: a frame loop that never pickles never imports it
         try:
             pickle.dumps(self.callback, protocol)
         except Exception as exc:
@@ -130,6 +131,7 @@ cdef class Timer:
         self.callback = callback
 
     def __deepcopy__(self, memo):
+        import copy
         cdef Timer t = Timer.__new__(Timer)
         memo[id(self)] = t
         t.callback = copy.deepcopy(self.callback, memo)

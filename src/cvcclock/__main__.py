@@ -1,7 +1,8 @@
-"""The ``cvcclock`` command line: ``python -m cvcclock demo``, ``bench`` or ``replay``.
+"""The ``cvcclock`` command line: ``python -m cvcclock demo``, ``bench``, ``replay`` or ``batch``.
 
-Exit statuses: 0 success, 1 only when the demo finds the determinism contract broken or a
-replay diverges, 2 a usage error or a file that cannot be read or written. A reader that
+Exit statuses: 0 success, 1 only when the demo finds the determinism contract broken, a
+replay diverges or some runs of a batch failed, 2 a usage error or a file that cannot be
+read or written, 130 a batch interrupted. A reader that
 stops reading early (``cvcclock demo | head -1``) ends the output, not the command: the rest
 is discarded and the status is the one the command would have had.
 """
@@ -21,8 +22,9 @@ cvcclock: one deterministic simulation clock per process, with a Cython core.
 Run 'cvcclock COMMAND --help' for what a command does and its options."""
 
 EPILOG = """\
-exit status: 0 success; 1 the demo found the determinism contract broken, or a
-replay diverged; 2 a usage error, or a file that cannot be read or written."""
+exit status: 0 success; 1 the demo found the determinism contract broken, a replay
+diverged, or some runs of a batch failed; 2 a usage error, or a file that cannot be read
+or written; 130 a batch was interrupted."""
 
 DEMO_DESCRIPTION = """\
 Drive a spring (a step every 0.06 s) and a ball (a step every quantum) on a
@@ -47,8 +49,10 @@ ratios: the absolute figures depend on the machine."""
 
 
 def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser,
-                       argparse.ArgumentParser]:
-    """The command's parser, and the ``bench`` and ``replay`` subparsers (for their errors)."""
+                       argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The command's parser, and the ``bench``, ``replay`` and ``batch`` subparsers (for
+    their errors)."""
+    from cvcclock.batch_cli import add_parser as add_batch
     from cvcclock.replay_cli import add_parser as add_replay
 
     layout = argparse.RawDescriptionHelpFormatter
@@ -67,7 +71,7 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser,
                        help="calls per timing, at least 1 (default 200000)")
     bench.add_argument("--repeat", type=int, default=5, metavar="N",
                        help="timings per call, the fastest kept; at least 1 (default 5)")
-    return parser, bench, add_replay(commands)
+    return parser, bench, add_replay(commands), add_batch(commands)
 
 
 @contextlib.contextmanager
@@ -160,13 +164,14 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 0 on success, 1 only when the demo finds the determinism contract
-        broken or a replay diverges, 2 for no command (the help goes to stderr) or a file
+        broken, a replay diverges or some runs of a batch failed, 130 when a batch is
+        interrupted, 2 for no command (the help goes to stderr) or a file
         that cannot be read or written. Bad arguments exit 2, through
         ``SystemExit``, as argparse does; so does a reader that closes stdout early, with the
         status the command would have returned.
     """
     _encode_what_stdout_can(sys.stdout)
-    parser, bench, replay = _parser()
+    parser, bench, replay, batch = _parser()
     with _reader_may_leave(0):     # --help and --version print, then exit 0
         args = parser.parse_args(argv)
     if args.command == "bench":
@@ -175,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         return _demo(args.record, args.plot)
     if args.command == "replay":
         return _replay(replay, args)
+    if args.command == "batch":
+        from cvcclock.batch_cli import run as run_batch
+
+        return run_batch(args, batch)
     parser.print_help(sys.stderr)
     return 2
 

@@ -9,10 +9,8 @@ sleeps, so a rerun reproduces it frame for frame.
 from __future__ import annotations
 
 import collections
-import inspect
 import math
 import os
-import statistics
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -159,11 +157,13 @@ class _Run:
         return index, result
 
     def stats(self) -> PacingStats:
+        from statistics import median  # once per run: not worth its import for every process
+
         errors = sorted(self.errors)
         p99 = errors[math.ceil(0.99 * len(errors)) - 1] if errors else 0.0
         return PacingStats(
             frames=self.frames,
-            median_error=statistics.median(errors) if errors else 0.0,
+            median_error=median(errors) if errors else 0.0,
             p99_error=p99,
             dropped=self.dropped,
             realized_scale=self.world_s / self.wall_s if self.wall_s > 0.0 else 0.0,
@@ -299,6 +299,7 @@ class FrameLoop:
         its first frame.
         """
         import asyncio  # here, not at the top: a plain frame loop never pays its import
+        import inspect
 
         run = _Run(self, on_frame, max_frames, until)
         while run.more():

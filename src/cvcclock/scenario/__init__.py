@@ -19,6 +19,7 @@ and every run is a function of its seed alone.
 {'x': 1.1}
 """
 
+from cvcclock.scenario.batch import BatchSummary, FailedRun, read_results, simulate_many, summarize
 from cvcclock.scenario.behaviors import WAIT, Take, invariant, precondition, take, wait
 from cvcclock.scenario.control import ABORT, do, interrupt
 from cvcclock.scenario.errors import (
@@ -53,9 +54,11 @@ __all__ = [
     "WAIT",
     "ActionRejected",
     "Agent",
+    "BatchSummary",
     "BehaviorError",
     "DummyObject",
     "DummySimulator",
+    "FailedRun",
     "GuardViolation",
     "InvalidAction",
     "InvariantViolation",
@@ -79,8 +82,11 @@ __all__ = [
     "interrupt",
     "invariant",
     "precondition",
+    "read_results",
     "require",
     "simulate",
+    "simulate_many",
+    "summarize",
     "take",
     "terminate",
     "terminate_simulation",
