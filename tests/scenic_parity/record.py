@@ -18,7 +18,9 @@ from scenic_parity.harness import RECORDED, scenic_outcome  # noqa: E402
 def main() -> None:
     warnings.simplefilter("ignore")
     outcomes = {name: scenic_outcome(case) for name, case in sorted(CASES.items())}
-    RECORDED.write_text(json.dumps(outcomes, indent=1, sort_keys=True) + "\n")
+    lines = (f"{json.dumps(name)}: {json.dumps(outcome, sort_keys=True)}"
+             for name, outcome in outcomes.items())
+    RECORDED.write_text("{\n" + ",\n".join(lines) + "\n}\n")     # one case a line
     print(f"{len(outcomes)} outcomes saved to {RECORDED}")
 
 
