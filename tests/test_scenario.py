@@ -14,7 +14,9 @@ from cvcclock.scenario import (
     BehaviorError,
     GuardViolation,
     InvalidAction,
+    InvariantViolation,
     PointMassSimulator,
+    PreconditionViolation,
     Scenario,
     ScenarioRunner,
     Steer,
@@ -22,6 +24,7 @@ from cvcclock.scenario import (
     Throttle,
     TooManyRejections,
     Vehicle,
+    do,
     invariant,
     precondition,
     require,
@@ -80,7 +83,7 @@ def test_take_and_wait_and_a_returned_behavior_waits_forever():
     assert headings == [0.0, 0.025, 0.05, 0.075, 0.1, 0.125]
 
 
-def test_sub_behaviors_with_yield_from_and_their_invariants():
+def test_sub_behaviors_with_do_and_their_invariants():
     log = []
 
     def note(label):
@@ -95,14 +98,42 @@ def test_sub_behaviors_with_yield_from_and_their_invariants():
     @invariant(note("outer"))
     def outer(car):
         yield wait()
-        log.append((yield from inner(car)))
+        log.append((yield from do(inner(car))))
         yield wait()
 
     simulate(Solo(outer), seed=0, max_steps=6)
-    # outer: at start, when resumed outside inner and when inner returns to it (step 3);
-    # inner: at start and when resumed
+    # outer: as it starts (before step 0), when resumed outside inner, and at the instant
+    # inner returns to it (step 3), before any more of its code; inner: as it starts, and
+    # when resumed
     assert log == [("outer", 0), ("outer", 1), ("inner", 1), ("inner", 2), ("inner", 3),
-                   "inner done", ("outer", 3), ("outer", 4)]
+                   ("outer", 3), "inner done", ("outer", 4)]
+
+
+def test_a_plain_yield_from_where_invariants_depend_on_it_is_an_error():
+    @invariant(lambda car: True)
+    def guarded(car):
+        yield from _two_steps(car)
+
+    with pytest.raises(BehaviorError, match=r"'guarded' has invariants and delegates to "
+                                            r"'_two_steps' with a plain 'yield from'"):
+        simulate(Solo(guarded), seed=0, max_steps=3)
+
+    @invariant(lambda car: True)
+    def sub(car):
+        yield from _two_steps(car)
+
+    def plain(car):                 # no invariant of its own, but its sub-behavior's
+        yield from sub(car)
+
+    with pytest.raises(BehaviorError, match="'sub' has invariants"):
+        simulate(Solo(plain), seed=0, max_steps=3)
+
+    def helper(car):                # where no invariant depends on it, yield from is fine
+        yield from _two_steps(car)
+        yield take(Throttle(1.0))
+
+    result = simulate(Solo(helper), seed=0, max_steps=4)
+    assert [a["car"] for a in result.actions] == [(), (), (Throttle(1.0),), ()]
 
 
 def _two_steps(car):
@@ -114,14 +145,14 @@ def _two_steps(car):
 @pytest.mark.parametrize("then", ["take", "terminate", "require"])
 @pytest.mark.parametrize("max_steps", [3, 4])
 def test_invariant_checked_when_a_sub_behavior_returns(max_steps, then, guard_sub):
-    """Resumed at step 2 by its returning sub-behavior, the parent is checked at step 2,
-    before its action is taken (or its terminate or require counts): not left unchecked
-    (max_steps=3) nor caught a step late."""
+    """Its sub-behavior returning at step 2, the parent is checked then, before any more of
+    its code (its action, terminate or require): not left unchecked (max_steps=3) nor
+    caught a step late."""
     sub = invariant(lambda car: True)(_two_steps) if guard_sub else _two_steps
 
     @invariant(lambda car: car.sim.step < 2)
     def parent(car):
-        yield from sub(car)
+        yield from do(sub(car))
         if then == "terminate":
             terminate("done")
         require(then != "require")
@@ -145,9 +176,10 @@ def test_precondition_rejects_and_raise_guard_violations_raises():
     with pytest.raises(TooManyRejections) as info:
         simulate(Solo(fast_only), seed=0, max_steps=3, max_iterations=4)
     assert len(info.value.reasons) == 4
-    assert "step 0, behavior of agent 'car': precondition" in info.value.reasons[0]
+    # checked as the scenario starts, before step 0
+    assert info.value.reasons[0].startswith("behavior of agent 'car': precondition")
     assert "of behavior 'fast_only' violated" in info.value.reasons[0]
-    with pytest.raises(GuardViolation, match="step 0, behavior of agent 'car': precondition"):
+    with pytest.raises(PreconditionViolation, match="^behavior of agent 'car': precondition"):
         simulate(Solo(fast_only), seed=0, max_steps=3, raise_guard_violations=True)
     assert simulate(Solo(fast_only, spec=Vehicle(speed=6.0)), seed=0, max_steps=3).rejections == 0
 
@@ -222,16 +254,18 @@ def test_compose_runs_sub_scenarios_with_do():
             yield wait()
 
     result = simulate(Parent(), seed=0, max_steps=20)
+    # Sub starts and runs its first step inside the parent's step 1, and stops at step 3,
+    # where the parent's invariant is checked as do() returns and the parent goes on
     assert log == [("parent invariant", 0), ("parent invariant", 1), ("sub always", 1),
-                   ("sub always", 2), ("sub always", 3), ("parent invariant", 4), ("after do", 4),
-                   ("parent invariant", 5)]
+                   ("sub always", 2), ("sub always", 3), ("parent invariant", 3),
+                   ("after do", 3), ("parent invariant", 4)]
     assert result.termination_type is TerminationType.SCENARIO_COMPLETE
     assert result.termination_reason == "compose of scenario 'Parent' finished"
     assert "late" not in result.trajectory[0] and "late" in result.trajectory[1]
-    assert [sorted(a) for a in result.actions] == [[]] + [["late"]] * 4
+    assert [sorted(a) for a in result.actions] == [[]] + [["late"]] * 3
 
 
-def test_parent_invariants_checked_the_step_after_its_sub_scenario_stops():
+def test_parent_invariants_checked_the_instant_its_sub_scenario_stops():
     checked = []
 
     class Child(Scenario):
@@ -251,16 +285,17 @@ def test_parent_invariants_checked_the_step_after_its_sub_scenario_stops():
     stops = []
     simulate(Parent(), seed=0, max_steps=6,
              trace=lambda n, phase, subject: phase == "stopping" and stops.append((n, subject)))
-    assert stops == [(2, "Child")]
-    assert checked == [0, 3, 4, 5, 6]       # not skipped at 3: compose is still inside do() then
+    assert stops == [(2, "Child"), (6, "Parent")]
+    assert checked == [0, 2, 3, 4, 5, 6]    # as it starts; not while Child runs; then each step
 
     class Violated(Parent):
         def setup(self, s):
             s.add_agent("car", Vehicle(), idle)
-            s.invariant(lambda: s.sim.step < 3, name="before 3")
+            s.invariant(lambda: s.sim.step != 2, name="not at 2")
 
-    with pytest.raises(GuardViolation,
-                       match="step 3, invariant before 3 of scenario 'Violated' violated"):
+    with pytest.raises(InvariantViolation,
+                       match="^step 2, compose of scenario 'Violated': invariant not at 2 of "
+                             "scenario 'Violated' violated"):
         simulate(Violated(), seed=0, max_steps=6, raise_guard_violations=True)
 
 
@@ -381,7 +416,8 @@ def test_records_and_termination_condition():
     assert r.records == {"x": ((0, 0.0), (1, 0.02), (2, 0.06), (3, 0.12))}
     assert (r.records_initial, r.records_final) == ({"speed0": 0.0}, {"speed": 0.6})
     assert (r.termination_type, r.termination_reason) == (
-        TerminationType.TERMINATION_CONDITION, "terminate_simulation_when three steps held")
+        TerminationType.TERMINATION_CONDITION,
+        "terminate_simulation_when three steps of scenario 'Solo' held")
 
 
 def test_time_limit_in_seconds_and_behavior_termination():

@@ -1,5 +1,9 @@
 """The runner is a follower: every pacing gives the identical result, and so does a fresh process.
 
+Two scenarios: three wandering vehicles, and a modular one (sub-scenarios in parallel and
+in sequence, do ... until, an interrupt whose handler brakes until a random condition),
+both rejected mid-run before an attempt is accepted.
+
 Also the README's scenario example: it runs and prints what the README shows.
 """
 
@@ -21,6 +25,8 @@ from cvcclock.scenario import (
     Steer,
     Throttle,
     Vehicle,
+    do,
+    interrupt,
     require,
     simulate,
     take,
@@ -56,11 +62,58 @@ class Busy(Scenario):
         s.record_final("spread", lambda: max(c.x for c in cars) - min(c.x for c in cars))
 
 
-def follow(frame, *, mode=Mode.LIVE, scale=1.0, pump_every=1, pause_at=None):
-    """Run Busy on a clock driven by ``frame(clock, i)``, pumping every ``pump_every`` frames."""
+class Lane(Scenario):
+    """A sub-scenario: a wandering vehicle that must keep to its lane, for a random while."""
+
+    def __init__(self, lane):
+        self.lane = lane
+
+    def setup(self, s):
+        y = 8.0 + 4.0 * self.lane
+        car = s.add_agent(f"lane{self.lane}", Vehicle(y=y, speed=3.0), wander)
+        s.require_always(lambda: abs(car.y - y) < 0.12, name="in lane")
+        s.terminate_after(steps=s.rng.randrange(4, 12))
+
+
+def cautious(car):
+    """Cruise; when a random hazard appears, brake until another random draw says it is gone."""
+    def cruise():
+        while True:
+            yield take(Throttle(car.rng.uniform(0.2, 1.0)))
+
+    def brake():
+        while True:
+            yield take(Throttle(-0.5))
+
+    yield from interrupt(cruise, (lambda: car.rng.random() < 0.2,
+                                  lambda: do(brake(), until=lambda: car.rng.random() < 0.4)))
+
+
+class Modular(Scenario):
+    dt = DT
+
+    def setup(self, s):
+        ego = s.add_agent("ego", Vehicle(speed=s.rng.uniform(2.0, 6.0)), cautious)
+        s.record("ego", lambda: round(ego.x, 6))
+
+    def compose(self, s):
+        yield from s.do(Lane(0), Lane(1))
+        yield from s.do(Lane(2), until=lambda: s.rng.random() < 0.1)
+        while True:
+            yield take()
+
+
+SEED_MODULAR = 4          # two attempts rejected mid-run, by a lane of the first do()
+SCENARIOS = {"busy": (Busy, SEED), "modular": (Modular, SEED_MODULAR)}
+
+
+def follow(frame, *, mode=Mode.LIVE, scale=1.0, pump_every=1, pause_at=None, make=Busy,
+           seed=SEED):
+    """Run ``make()`` on a clock driven by ``frame(clock, i)``, pumping every ``pump_every``
+    frames."""
     clock = WorldClock(ClockConfig(fixed_dt=FIXED_DT))
     clock.mode, clock.scale = mode, scale
-    runner = ScenarioRunner(Busy(), clock, seed=SEED, max_steps=MAX_STEPS)
+    runner = ScenarioRunner(make(), clock, seed=seed, max_steps=MAX_STEPS)
     i = 0
     while not runner.done:
         if i == pause_at:                                  # pause midway, frames keep coming
@@ -103,9 +156,19 @@ PACINGS = {
 }
 
 
+BATCHES = {}
+
+
+def batch_of(name):
+    if name not in BATCHES:
+        make, seed = SCENARIOS[name]
+        BATCHES[name] = simulate(make(), seed=seed, max_steps=MAX_STEPS)
+    return BATCHES[name]
+
+
 @pytest.fixture(scope="module")
 def batch():
-    return simulate(Busy(), seed=SEED, max_steps=MAX_STEPS)
+    return batch_of("busy")
 
 
 def test_batch_run_is_a_real_run(batch):
@@ -115,9 +178,20 @@ def test_batch_run_is_a_real_run(batch):
     assert all(batch.actions[n]["car0"] for n in range(MAX_STEPS))
 
 
+def test_the_modular_batch_run_is_a_real_run():
+    result = batch_of("modular")
+    assert result.rejections == 2 and result.steps == MAX_STEPS
+    assert all("require_always in lane of scenario 'Lane' violated" in reason
+               for reason in result.rejection_reasons)
+    assert {"lane0", "lane1", "lane2"} <= set(result.trajectory[-1])
+    assert {(Throttle(-0.5),)} < {step["ego"] for step in result.actions}     # it did brake
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
 @pytest.mark.parametrize("name", PACINGS)
-def test_every_pacing_gives_the_identical_result(name, batch):
-    assert follow(**PACINGS[name]) == batch
+def test_every_pacing_gives_the_identical_result(name, scenario):
+    make, seed = SCENARIOS[scenario]
+    assert follow(**PACINGS[name], make=make, seed=seed) == batch_of(scenario)
 
 
 def test_lockstep_with_several_quanta_per_advance(batch):

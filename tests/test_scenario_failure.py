@@ -1,13 +1,14 @@
 """An exception escaping a time step fails the run: re-raised once, never a step run twice.
 
 Every way user code can raise inside a step (behaviors and their start, sub-behaviors and
-guards, monitors, compose and a sub-scenario's setup, each scenario predicate, the records,
-the termination conditions, the simulator's methods and factory, the trace, a resampled
-attempt's setup) and every error the runner itself raises mid-run (a bad yield, a raised
-guard violation, too many rejections, ``terminate`` outside a behavior, an interrupt) is
-driven through a pump with several steps due. That pump raises the original exception and
-runs nothing after it; every later pump, and ``result``, raises ``ScenarioFailed`` chained
-to it, and nothing runs again; ``simulate`` raises the original once.
+guards, monitors, interrupt and until conditions, compose and a sub-scenario's setup, each
+scenario predicate, the records, the termination conditions, the simulator's methods and
+factory, the trace, a resampled attempt's setup) and every error the runner itself raises
+mid-run (a bad yield, a raised guard violation, too many rejections, ``terminate`` outside a
+behavior, an interrupt) is driven through a pump with several steps due. That pump raises
+the original exception and runs nothing after it; every later pump, and ``result``, raises
+``ScenarioFailed`` chained to it, and nothing runs again; ``simulate`` raises the original
+once.
 """
 
 import pickle
@@ -26,6 +27,8 @@ from cvcclock.scenario import (
     Throttle,
     TooManyRejections,
     Vehicle,
+    do,
+    interrupt,
     invariant,
     precondition,
     require,
@@ -52,6 +55,8 @@ SITES = {
     "precondition": (FAIL_AT, Boom),
     "behavior_invariant": (FAIL_AT, Boom),
     "monitor": (FAIL_AT, Boom),
+    "interrupt_condition": (FAIL_AT, Boom),
+    "until_condition": (FAIL_AT, Boom),
     "compose": (FAIL_AT, Boom),
     "sub_scenario_setup": (FAIL_AT, Boom),
     "require_always": (FAIL_AT, Boom),
@@ -166,7 +171,7 @@ class Failing(Scenario):
                 hit("behavior")
                 hit("keyboard_interrupt")
                 if site == "sub_behavior" and car.sim.step == FAIL_AT - 1:
-                    yield from sub(car)
+                    yield from do(sub(car))
                 if self.failing("bad_yield"):
                     self.mark()
                     yield Throttle(0.5)
@@ -177,10 +182,18 @@ class Failing(Scenario):
                     require(False, "rejected on purpose")
                 yield take(Throttle(0.5))
 
+        def once():
+            yield wait()
+
         def watch(sim):
             while True:
                 hit("monitor")
-                yield wait()
+                if site == "interrupt_condition":
+                    yield from interrupt(once, (lambda: hit(site) is not None, lambda: None))
+                elif site == "until_condition":
+                    yield from do(once(), until=lambda: hit(site) is not None)
+                else:
+                    yield wait()
 
         def final():
             hit("record_final")

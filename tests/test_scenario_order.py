@@ -3,10 +3,11 @@
 The runner's trace and every user callable (predicates, compose, monitors, behaviors, the
 guards, the records and the simulator's methods) write to one log, each entry stamped with
 the step the simulation believes it is at. The whole log of a run is compared with the
-order the seed prescribes: setup, step 0, the middle steps, and the last step of a run
-ending through each termination reason (a scenario stopping by its time limit, its compose
-returning or terminating, or a terminate_when condition), and a run with a ``do``
-sub-scenario and a sub-behavior that returns.
+order the seed prescribes, as Scenic 3 runs it: the start (before step 0), step 0, the
+middle steps, and the last step of a run ending through each termination reason (a
+scenario stopping by its time limit, its compose returning or terminating, or a
+terminate_when condition, checked after compose), and a run with a ``do`` sub-scenario,
+which runs inside its parent's step, and a sub-behavior that returns.
 """
 
 import pytest
@@ -17,6 +18,7 @@ from cvcclock.scenario import (
     TerminationType,
     Throttle,
     Vehicle,
+    do,
     invariant,
     precondition,
     simulate,
@@ -107,7 +109,7 @@ class AllPhases(Scenario):
         s.terminate_when(lambda: note("terminate_when", at_stop("terminate_when")))
         s.invariant(lambda: note("scenario_invariant"))
         if stop == "scenario":
-            s.terminate_after(STOP_AT * self.dt)
+            s.terminate_after(steps=STOP_AT)
         s.monitor(monitor, "m1", name="m1")
         s.monitor(monitor, "m2", name="m2")
         s.record("r", lambda: note("record", 0))
@@ -125,41 +127,52 @@ class AllPhases(Scenario):
             yield wait()
 
 
-SETUP = [(0, "props:a"), (0, "props:b")]
+# Before step 0 the top-level scenario starts: setup (which creates the objects), the
+# invariants it registered, then its agents' behaviors (their guards).
+SETUP = [(0, "start:AllPhases"), (0, "props:a"), (0, "props:b"), (0, "scenario_invariant"),
+         (0, "precondition"), (0, "invariant")]
 
 
-def end(n):
-    return [(n, "end"), (n, "record_final")]
+def stopping(n, saved=False):
+    """The top-level scope stopping at step n: this step's record unless already saved, then
+    the final record."""
+    return [(n, "stopping:AllPhases")] + [(n, "record")] * (not saved) + [(n, "record_final")]
 
 
 def expected_step(n, stop=None):
     """The log of time step n, ending the run there through ``stop`` if given."""
-    e = [(n, "require_always:AllPhases"), (n, "always"),
+    e = [(n, "scenarios"), (n, "require_always:AllPhases"), (n, "always"),
          (n, "require_eventually:AllPhases"), (n, "eventually"),
          (n, "time_limit:AllPhases")]
-    if stop == "scenario":
-        e += [(n, "stopping:AllPhases")]
-    elif stop == "terminate_when":      # stops before its invariants and compose
-        e += [(n, "terminate_when:AllPhases"), (n, "terminate_when"), (n, "stopping:AllPhases")]
+    if stop == "scenario":                      # stops before its compose block
+        e += stopping(n)
     else:
-        e += [(n, "terminate_when:AllPhases"), (n, "terminate_when"),
-              (n, "invariants:AllPhases"), (n, "scenario_invariant"),
-              (n, "compose:AllPhases"), (n, "compose")]
+        # the compose block's resumption checks the scenario's invariants (not at its start)
+        e += [(n, "compose:AllPhases")] + [(n, "scenario_invariant")] * (n > 0)
+        e += [(n, "compose")]
         if stop in ("compose_finished", "compose_terminate"):   # stops after its compose
-            e += [(n, "stopping:AllPhases")]
-    e += [(n, "records")] + [(n, "record_initial")] * (n == 0) + [(n, "record")]
+            e += stopping(n)
+        else:                                   # terminate_when is checked after compose
+            e += [(n, "terminate_when:AllPhases"), (n, "terminate_when")]
+            if stop == "terminate_when":
+                e += stopping(n)
+    e += [(n, "records")]
+    if stop not in SCENARIO_STOPS:              # a stopped scope saved its records already
+        e += [(n, "record_initial")] * (n == 0) + [(n, "record")]
+    # the top level's monitors run in the step it stops too
     e += [(n, "monitors"), (n, "monitor:m1"), (n, "m1"), (n, "monitor:m2"), (n, "m2"),
           (n, "termination_checks")]
-    if stop in SCENARIO_STOPS or stop == "monitor":
-        return e + end(n)
+    if stop in SCENARIO_STOPS:
+        return e + [(n, "end")]
+    if stop == "monitor":
+        return e + [(n, "end")] + stopping(n, saved=True)
     e += [(n, "end_condition")]
     if stop in ("condition", "time_limit"):
-        return e + end(n)
-    e += [(n, "behavior_invariants:a")]
-    e += [(n, "precondition"), (n, "invariant")] if n == 0 else [(n, "invariant")]
-    e += [(n, "behavior:a"), (n, "a"), (n, "behavior_invariants:b"), (n, "behavior:b"), (n, "b")]
+        return e + [(n, "end")] + stopping(n, saved=True)
+    e += [(n, "behaviors"), (n, "behavior:a")] + [(n, "invariant")] * (n > 0)
+    e += [(n, "a"), (n, "behavior:b"), (n, "b")]
     if stop == "behavior":
-        return e + end(n)
+        return e + [(n, "end")] + stopping(n, saved=True)
     return e + [(n, "actions"), (n, "apply:a"), (n, "apply:b"),
                 (n, "simulator_step"), (n, "sim_step"),
                 (n, "dynamic_properties"), (n, "props:a"), (n, "props:b"),
@@ -240,7 +253,7 @@ class WithDo(Scenario):
         def outer(car):
             note("outer")
             yield take(Throttle(0.1))
-            yield from inner(car)          # started at step 1, returns at step 3
+            yield from do(inner(car))      # started at step 1, returns at step 3
             while True:
                 note("outer")
                 yield take(Throttle(0.1))
@@ -266,7 +279,7 @@ class Child(Scenario):
         self.note("child_setup")
         s.require_always(lambda: self.note("child_always"))
         s.invariant(lambda: self.note("child_invariant"))
-        s.terminate_after(2 * self.dt)
+        s.terminate_after(steps=2)
 
 
 def test_a_do_sub_scenario_and_a_returning_sub_behavior_in_the_seeds_order():
@@ -277,45 +290,49 @@ def test_a_do_sub_scenario_and_a_returning_sub_behavior_in_the_seeds_order():
 
     result = simulate(WithDo(log), seed=1, trace=trace, max_steps=5)
 
-    def parent(n, in_do=False, compose=()):
-        e = [(n, "require_always:WithDo"), (n, "require_eventually:WithDo"),
-             (n, "time_limit:WithDo"), (n, "terminate_when:WithDo")]
-        if not in_do:       # its invariants are not checked while its sub-scenario runs
-            e += [(n, "invariants:WithDo"), (n, "parent_invariant")]
-        return e + [(n, "compose:WithDo")] + [(n, label) for label in compose]
+    def parent(n, inside=(), check=True, compose=("compose",)):
+        """The parent's step; ``inside`` is what runs inside its compose block."""
+        e = [(n, "scenarios"), (n, "require_always:WithDo"), (n, "require_eventually:WithDo"),
+             (n, "time_limit:WithDo"), (n, "compose:WithDo")]
+        e += [(n, "parent_invariant")] * check      # not while its sub-scenario runs
+        return e + [(n, x) for x in compose] + list(inside) + [(n, "terminate_when:WithDo")]
 
     def child(n, stop=False):
         e = [(n, "require_always:Child"), (n, "child_always"), (n, "require_eventually:Child"),
              (n, "time_limit:Child")]
         if stop:
             return e + [(n, "stopping:Child")]
-        # no compose
-        return e + [(n, "terminate_when:Child"), (n, "invariants:Child"), (n, "child_invariant")]
+        # no compose block: its invariants are checked in the step itself
+        return e + [(n, "invariants:Child"), (n, "child_invariant"), (n, "terminate_when:Child")]
 
     def rest(n, behavior, last=False):
         e = [(n, "records"), (n, "monitors"), (n, "termination_checks")]
         if last:
-            return e + [(n, "end")]
-        return e + [(n, "behavior_invariants:a")] + [(n, label) for label in behavior] + [
+            return e + [(n, "end"), (n, "stopping:WithDo")]
+        return e + [(n, "behaviors"), (n, "behavior:a")] + [(n, label) for label in behavior] + [
             (n, "actions"), (n, "apply:a"), (n, "simulator_step"), (n, "sim_step"),
             (n, "dynamic_properties"), (n, "props:a"), (n, "clock")]
 
-    want = [(0, "props:a")]
-    # step 0: the behavior starts (its invariant checked at the start), takes an action
-    want += parent(0, compose=["compose"]) + rest(0, ["outer_invariant", "behavior:a", "outer"])
-    # step 1: compose starts the sub-scenario, which runs its first step after its parent;
+    # before step 0: the scenario starts, checks the invariant its setup registered, then
+    # the behavior starts (its invariant checked as it starts)
+    want = [(0, "start:WithDo"), (0, "props:a"), (0, "parent_invariant"), (0, "outer_invariant")]
+    # step 0: compose and the behavior run their first code, unchecked
+    want += parent(0, check=False) + rest(0, ["outer"])
+    # step 1: compose starts the sub-scenario, which runs its first step inside the parent's;
     # the behavior starts its sub-behavior, whose invariants are checked as it starts
-    want += parent(1, compose=["compose", "child_setup"]) + child(1)
-    want += rest(1, ["outer_invariant", "behavior:a", "inner_invariant", "inner"])
+    start = [(1, "start:Child"), (1, "child_setup"), (1, "child_invariant")] + child(1)
+    want += parent(1, inside=start)
+    want += rest(1, ["outer_invariant", "inner_invariant", "inner"])
     # step 2: inside do and inside the sub-behavior: only the innermost invariants
-    want += parent(2, in_do=True) + child(2)
-    want += rest(2, ["inner_invariant", "behavior:a", "inner"])
-    # step 3: the sub-scenario reaches its time limit and stops; the sub-behavior returns,
-    # and the behavior it resumed has its invariants checked once it has yielded
-    want += parent(3, in_do=True) + child(3, stop=True)
-    want += rest(3, ["inner_invariant", "behavior:a", "outer", "outer_invariant"])
-    # step 4: the parent's invariants are checked again, before compose leaves do()
-    want += parent(4, compose=["compose"]) + rest(4, ["outer_invariant", "behavior:a", "outer"])
-    want += parent(5, compose=["compose"]) + rest(5, [], last=True)
+    want += parent(2, inside=child(2), check=False, compose=())
+    want += rest(2, ["inner_invariant", "inner"])
+    # step 3: the sub-scenario reaches its time limit and stops, and the parent is checked
+    # at the instant do() returns, then goes on in the same step; the sub-behavior returns,
+    # and the behavior is checked at that instant too, before its own code goes on
+    want += parent(3, inside=child(3, stop=True) + [(3, "parent_invariant"), (3, "compose")],
+                   check=False, compose=())
+    want += rest(3, ["inner_invariant", "outer_invariant", "outer"])
+    want += parent(4) + rest(4, ["outer_invariant", "outer"])
+    want += parent(5) + rest(5, [], last=True)
     assert log == want
     assert result.termination_type is TerminationType.TIME_LIMIT and result.steps == 5

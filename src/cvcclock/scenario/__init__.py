@@ -1,10 +1,11 @@
 """Scenic-style dynamic scenarios on the clock: behaviors, requirements, monitors, a runner.
 
 A scenario creates agents (a simulator object and a behavior) in ``setup``; behaviors are
-generators yielding ``take(*actions)`` or ``wait()`` once per time step. The runner follows
-a :class:`~cvcclock.WorldClock` and runs each time step in the order of Scenic's
-"Execution of Dynamic Scenarios"; a rejected attempt is resampled with a seed derived from
-the caller's, and every run is a function of its seed alone.
+generators yielding ``take(*actions)`` or ``wait()`` once per time step, and delegating with
+``yield from do(...)`` and ``yield from interrupt(...)``. The runner follows a
+:class:`~cvcclock.WorldClock` and runs each time step in the order of Scenic's "Execution of
+Dynamic Scenarios"; a rejected attempt is resampled with a seed derived from the caller's,
+and every run is a function of its seed alone.
 
 >>> from cvcclock.scenario import Scenario, Throttle, Vehicle, simulate, take
 >>> def cruise(car):
@@ -20,20 +21,26 @@ the caller's, and every run is a function of its seed alone.
 
 from cvcclock.scenario.batch import BatchSummary, FailedRun, read_results, simulate_many, summarize
 from cvcclock.scenario.behaviors import WAIT, Take, invariant, precondition, take, wait
+from cvcclock.scenario.control import ABORT, do, interrupt
 from cvcclock.scenario.errors import (
     ActionRejected,
     BehaviorError,
     GuardViolation,
+    InvariantViolation,
+    PreconditionViolation,
     RejectSimulation,
     ScenarioFailed,
     TooManyRejections,
 )
-from cvcclock.scenario.requirements import require, terminate
+from cvcclock.scenario.requirements import require, terminate, terminate_simulation
 from cvcclock.scenario.results import SimulationResult, TerminationType
 from cvcclock.scenario.runner import ScenarioRunner, simulate
-from cvcclock.scenario.scenarios import Scenario, Scope
+from cvcclock.scenario.scenarios import Scenario
+from cvcclock.scenario.scopes import Scope
 from cvcclock.scenario.simulation import Agent, Simulation
 from cvcclock.scenario.simulator import (
+    DummyObject,
+    DummySimulator,
     InvalidAction,
     PointMassSimulator,
     Simulator,
@@ -43,15 +50,20 @@ from cvcclock.scenario.simulator import (
 )
 
 __all__ = [
+    "ABORT",
     "WAIT",
     "ActionRejected",
     "Agent",
     "BatchSummary",
     "BehaviorError",
+    "DummyObject",
+    "DummySimulator",
     "FailedRun",
     "GuardViolation",
     "InvalidAction",
+    "InvariantViolation",
     "PointMassSimulator",
+    "PreconditionViolation",
     "RejectSimulation",
     "Scenario",
     "ScenarioFailed",
@@ -66,6 +78,8 @@ __all__ = [
     "TooManyRejections",
     "Take",
     "Vehicle",
+    "do",
+    "interrupt",
     "invariant",
     "precondition",
     "read_results",
@@ -75,5 +89,6 @@ __all__ = [
     "summarize",
     "take",
     "terminate",
+    "terminate_simulation",
     "wait",
 ]

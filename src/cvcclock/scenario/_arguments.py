@@ -7,6 +7,7 @@ argument and the value, and returns the value to use, so a refused call changes 
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, TypeVar
 
@@ -20,6 +21,7 @@ __all__ = [
     "check_seed",
     "check_step",
     "check_str",
+    "steps_for",
 ]
 
 T = TypeVar("T")
@@ -73,3 +75,18 @@ def check_instance(value: Any, cls: type[T], name: str) -> T:
     if not isinstance(value, cls):
         raise TypeError(f"{name} must be a {cls.__name__}, got {value!r}")
     return value
+
+
+def steps_for(seconds: object, dt: float, name: str) -> int:
+    """Time steps in ``seconds`` (checked as argument ``name``), rounded up: a limit falls on
+    the first step at or after it. A limit past the last tick a clock reaches is never met."""
+    # The small slack keeps 0.3 / 0.1 = 2.9999999999999996 at 3 steps, not 4.
+    steps = check_seconds(seconds, name) / dt - 1e-9
+    return MAX_TICK + 1 if steps > MAX_TICK else max(0, math.ceil(steps))
+
+
+def steps_floor(seconds: object, dt: float, name: str) -> int:
+    """Whole time steps in ``seconds`` (checked as argument ``name``), rounded down, as
+    Scenic rounds a ``record``'s ``every`` and ``after``."""
+    steps = check_seconds(seconds, name) / dt + 1e-9
+    return MAX_TICK + 1 if steps > MAX_TICK else math.floor(steps)

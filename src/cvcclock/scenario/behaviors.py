@@ -1,22 +1,26 @@
-"""Behaviors: generators yielding ``take(*actions)`` or ``wait()`` once per time step.
+"""Behaviors: generators yielding ``take(*actions)`` or ``wait()`` once per time step, and
+their guards.
 
 A behavior is a generator function called with its agent (and any extra arguments given to
-``add_agent``). Each time step the runner resumes it until it yields; ``yield from`` runs a
-sub-behavior until it returns. A top-level behavior that returns waits forever.
+``add_agent``). Each time step the runner resumes it until it yields an action; it runs a
+sub-behavior with ``yield from do(sub(agent))`` (see :mod:`~cvcclock.scenario.control`). A
+top-level behavior that returns waits forever.
 
-Guards: ``@precondition(pred)`` and ``@invariant(pred)`` decorate a behavior; ``pred`` is
-called with the behavior's own arguments. When the behavior is called (started), its
-preconditions and invariants are checked; its invariants are checked again whenever it is
-resumed while not inside a sub-behavior (a ``yield from`` in progress): before the step's
-resumption, or, when a sub-behavior returns to it, once that resumption has yielded and
-before its actions are taken. A violation rejects the attempt (or raises, with
-``raise_guard_violations=True``).
+Guards: ``@precondition(pred)`` and ``@invariant(pred)`` decorate a behavior, and ``pred``
+is called with the behavior's own arguments. When the behavior is called (started), its
+preconditions and then its invariants are checked; its invariants are checked again each
+time it is resumed: after each action, and at the instant a sub-behavior it runs with
+``do`` returns, before any more of its code runs. They are not checked while it is inside
+a sub-behavior. A violation raises :class:`~cvcclock.scenario.PreconditionViolation` or
+:class:`~cvcclock.scenario.InvariantViolation` into the behavior at the point it was
+resumed, so it (or a behavior that delegated to it) may catch it; uncaught, it rejects the
+attempt (or is raised to the caller, with ``raise_guard_violations=True``).
 
-So when a sub-behavior returns, its parent's invariants are checked after the parent has
-resumed and yielded, not at the instant of the return: Python offers no hook at the end of
-a ``yield from``. The parent's code up to that yield has run by then (its side effects and
-``rng`` draws included), but the action it yielded is never executed when an invariant is
-violated.
+The same decorators on a :class:`~cvcclock.scenario.Scenario` subclass are the scenario's
+guards: ``pred(scenario, s)`` gets the scenario and its running :class:`Scope`.
+
+A plain ``yield from sub(agent)`` is Python's delegation, which the runner cannot see
+return; it is allowed only where no invariant depends on it (see :func:`delegation`).
 """
 
 from __future__ import annotations
@@ -29,12 +33,13 @@ from types import GeneratorType
 from typing import Any, TypeVar
 
 from cvcclock.scenario._arguments import check_callable, check_instance
-from cvcclock.scenario.errors import GuardViolation
+from cvcclock.scenario.control import do
+from cvcclock.scenario.errors import BehaviorError, InvariantViolation, PreconditionViolation
 from cvcclock.scenario.requirements import describe
 
-__all__ = ["WAIT", "Take", "invariant", "precondition", "take", "wait"]
+__all__ = ["WAIT", "Guards", "Take", "invariant", "precondition", "take", "wait"]
 
-F = TypeVar("F", bound=Callable[..., Generator[Any, None, Any]])
+G = TypeVar("G")
 
 
 class Take:
@@ -75,155 +80,218 @@ def take(*actions: Any) -> Take:
     return Take(actions)
 
 
-def wait() -> Take:
-    """Take no action this time step: ``yield wait()``."""
-    return WAIT
+def wait(*, steps: int | None = None, seconds: float | None = None,
+         until: Callable[[], object] | None = None) -> Any:
+    """Take no action this time step: ``yield wait()``.
+
+    With a limit it is Scenic's ``wait for``/``wait until``, ``do()`` with nothing to run:
+    ``yield from wait(steps=3)``, ``yield from wait(seconds=0.5)``,
+    ``yield from wait(until=lambda: car.x > 10)`` (see :func:`~cvcclock.scenario.do`).
+    """
+    if steps is None and seconds is None and until is None:
+        return WAIT
+    return do(steps=steps, seconds=seconds, until=until)
 
 
-class _Guards:
-    __slots__ = ("name", "preconditions", "invariants")
+class Guards:
+    """The preconditions and invariants of a behavior or a scenario class.
 
-    def __init__(self, name: str) -> None:
+    Attributes
+    ----------
+    what : str
+        ``"behavior"`` or ``"scenario"``, for messages.
+    name : str
+        The behavior's or scenario class's name.
+    preconditions, invariants : list of callable
+        In the order they are checked (the outermost decorator first).
+    """
+
+    __slots__ = ("what", "name", "preconditions", "invariants")
+
+    def __init__(self, what: str, name: str) -> None:
+        self.what = what
         self.name = name
         self.preconditions: list[Callable[..., object]] = []
         self.invariants: list[Callable[..., object]] = []
 
+    def check_preconditions(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+                            name: str | None = None) -> None:
+        """Raise :class:`PreconditionViolation` for the first false ``pred(*args, **kwargs)``;
+        the message names the behavior or scenario ``name`` (by default its own)."""
+        for pred in self.preconditions:
+            if not pred(*args, **kwargs):
+                raise PreconditionViolation(self._message("precondition", pred, name))
 
-# Running guarded generators -> (guards, args, kwargs). Weak, so a finished behavior goes
-# away with its generator; generators cannot carry attributes of their own.
-_Entry = tuple[_Guards, tuple[Any, ...], dict[str, Any]]
-_RUNNING: weakref.WeakKeyDictionary[Generator[Any, None, Any], _Entry] = weakref.WeakKeyDictionary()
+    def check_invariants(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+                         name: str | None = None) -> None:
+        """Raise :class:`InvariantViolation` for the first false ``pred(*args, **kwargs)``."""
+        for pred in self.invariants:
+            if not pred(*args, **kwargs):
+                raise InvariantViolation(self._message("invariant", pred, name))
+
+    def _message(self, kind: str, pred: Callable[..., object], name: str | None) -> str:
+        return f"{kind} {describe(pred)} of {self.what} {name or self.name!r} violated"
 
 
-def _check(guards: _Guards, kind: str, preds: list[Callable[..., object]], args: tuple[Any, ...],
-           kwargs: dict[str, Any]) -> None:
-    for pred in preds:
-        if not pred(*args, **kwargs):
-            raise GuardViolation(f"{kind} {describe(pred)} of behavior {guards.name!r} violated")
+class BoundGuards:
+    """The guards of one running behavior, with the arguments it was called with."""
+
+    __slots__ = ("guards", "args", "kwargs")
+
+    def __init__(self, guards: Guards, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.guards, self.args, self.kwargs = guards, args, kwargs
+
+    @property
+    def has_invariants(self) -> bool:
+        """Whether there is anything to check on resumption."""
+        return bool(self.guards.invariants)
+
+    def check_invariants(self) -> None:
+        """Raise :class:`InvariantViolation` for the first false invariant."""
+        self.guards.check_invariants(self.args, self.kwargs)
 
 
-def _guarded(fn: F) -> F:
-    guards = getattr(fn, "__cvc_guards__", None)
-    if guards is not None:
-        return fn
-    if not inspect.isgeneratorfunction(fn):
-        raise TypeError(
-            f"@precondition/@invariant decorate a behavior (a generator function), got {fn!r}")
-    guards = _Guards(fn.__name__)
+# Running guarded generators -> their guards. Weak, so a finished behavior goes away with
+# its generator; generators cannot carry attributes of their own.
+_RUNNING: weakref.WeakKeyDictionary[Any, BoundGuards] = weakref.WeakKeyDictionary()
+
+
+def guards_of(gen: object) -> BoundGuards | None:
+    """The guards of a generator a decorated behavior returned, or None."""
+    return _RUNNING.get(gen) if type(gen) is GeneratorType else None
+
+
+def scenario_guards(cls: type) -> Guards | None:
+    """The guards a scenario class was decorated with (its own or a base class's), or None."""
+    for klass in cls.__mro__:
+        guards = klass.__dict__.get("__cvc_guards__")
+        if guards is not None:
+            return guards  # type: ignore[no-any-return]
+    return None
+
+
+def _guards_for(target: G) -> tuple[G, Guards]:
+    """The decorated form of ``target`` and its guards, made on first decoration."""
+    if isinstance(target, type):
+        own = target.__dict__.get("__cvc_guards__")
+        if own is None:
+            # A subclass's list starts as a copy of its base's, so decorating it never
+            # changes the base's guards.
+            own = Guards("scenario", target.__name__)
+            inherited = scenario_guards(target)
+            if inherited is not None:
+                own.preconditions[:] = inherited.preconditions
+                own.invariants[:] = inherited.invariants
+            type.__setattr__(target, "__cvc_guards__", own)
+        return target, own
+    existing = getattr(target, "__cvc_guards__", None)
+    if existing is not None:
+        return target, existing
+    if not inspect.isgeneratorfunction(target):
+        raise TypeError(f"@precondition/@invariant decorate a behavior (a generator function) "
+                        f"or a Scenario subclass, got {target!r}")
+    guards = Guards("behavior", target.__name__)
+    fn: Callable[..., Generator[Any, Any, Any]] = target
 
     @functools.wraps(fn)
-    def start(*args: Any, **kwargs: Any) -> Generator[Any, None, Any]:
-        _check(guards, "precondition", guards.preconditions, args, kwargs)
-        _check(guards, "invariant", guards.invariants, args, kwargs)
+    def start(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+        guards.check_preconditions(args, kwargs)
+        guards.check_invariants(args, kwargs)
         gen = fn(*args, **kwargs)
-        _RUNNING[gen] = (guards, args, kwargs)
+        _RUNNING[gen] = BoundGuards(guards, args, kwargs)
         return gen
 
     start.__cvc_guards__ = guards  # type: ignore[attr-defined]
-    return start  # type: ignore[return-value]
+    return start, guards  # type: ignore[return-value]
 
 
-def _guard(kind: str, pred: Callable[..., object]) -> Callable[[F], F]:
+def _guard(kind: str, pred: Callable[..., object]) -> Callable[[G], G]:
     check_callable(pred, "pred", "a predicate (a callable)")
 
-    def decorate(fn: F) -> F:
-        start = _guarded(fn)
-        getattr(start.__cvc_guards__, f"{kind}s").insert(0, pred)  # type: ignore[attr-defined]
-        return start
+    def decorate(target: G) -> G:
+        decorated, guards = _guards_for(target)
+        getattr(guards, f"{kind}s").insert(0, pred)
+        return decorated
 
     return decorate
 
 
-def precondition(pred: Callable[..., object]) -> Callable[[F], F]:
-    """Decorate a behavior with a precondition, checked when the behavior is started.
+def precondition(pred: Callable[..., object]) -> Callable[[G], G]:
+    """Decorate a behavior or a Scenario subclass with a precondition.
+
+    A behavior's is checked when the behavior is called (started), with its arguments. A
+    scenario's is checked when the scenario starts, before its ``setup``, as
+    ``pred(scenario, s)``.
 
     Parameters
     ----------
     pred : callable
-        Called with the behavior's arguments; a false result violates the precondition.
+        A false result raises :class:`~cvcclock.scenario.PreconditionViolation`.
+
+    Raises
+    ------
+    TypeError
+        If ``pred`` is not callable, or what is decorated is neither a generator function
+        nor a class.
     """
     return _guard("precondition", pred)
 
 
-def invariant(pred: Callable[..., object]) -> Callable[[F], F]:
-    """Decorate a behavior with an invariant, checked at start and whenever it is resumed.
+def invariant(pred: Callable[..., object]) -> Callable[[G], G]:
+    """Decorate a behavior or a Scenario subclass with an invariant.
 
-    Not checked while the behavior is inside a sub-behavior (``yield from``); the
-    sub-behavior's own invariants are checked then, and the behavior's own again once the
-    sub-behavior returns to it.
+    A behavior's is checked when it starts and whenever it is resumed, but not while it is
+    inside a sub-behavior it runs with ``do``; the sub-behavior's own invariants are checked
+    then, and the behavior's again at the instant the sub-behavior returns. A scenario's
+    (``pred(scenario, s)``) is checked when it starts and at each time step while it is not
+    running a sub-scenario (see :class:`~cvcclock.scenario.Scope`).
 
     Parameters
     ----------
     pred : callable
-        Called with the behavior's arguments; a false result violates the invariant.
+        A false result raises :class:`~cvcclock.scenario.InvariantViolation`.
+
+    Raises
+    ------
+    TypeError
+        If ``pred`` is not callable, or what is decorated is neither a generator function
+        nor a class.
     """
     return _guard("invariant", pred)
 
 
-def guards_running() -> bool:
-    """Whether any guarded behavior may be running: if not, invariant checks can be skipped."""
-    return bool(_RUNNING)
+def delegation(gen: Any, owner: Any) -> Any:
+    """After ``gen`` yielded an action while delegating with a plain ``yield from``: whose
+    invariants apply when it is next resumed.
 
+    ``owner`` holds the invariants of ``gen``'s own code (a behavior's guards, a scope, or
+    None). While ``gen`` delegates with a plain ``yield from``, the runner sees neither the
+    delegation start nor its return, so a plain delegation is allowed only where no
+    invariant depends on it: ``owner`` and every generator in the chain but the innermost
+    must have none. The innermost one's guards then apply (it is a behavior started by a
+    call, whose own invariants Scenic checks at each resumption).
 
-def _check_running(gen: Any) -> None:
-    entry = _RUNNING.get(gen) if type(gen) is GeneratorType else None
-    if entry is not None:
-        guards, args, kwargs = entry
-        _check(guards, "invariant", guards.invariants, args, kwargs)
-
-
-Chain = list[tuple[Any, Any]]
-"""A behavior's delegation chain, outermost first: (generator or iterator, its frame or None)."""
-
-
-def check_invariants(gen: Generator[Any, None, Any]) -> Chain:
-    """Before resuming ``gen``: check the invariants of the innermost behavior of its chain.
-
-    Only the innermost one is not inside a sub-behavior, so only its invariants apply.
-    Returns the chain, for :func:`resume`.
+    Raises
+    ------
+    BehaviorError
+        If an invariant would be checked at the wrong time.
     """
-    chain: Chain = [(gen, getattr(gen, "gi_frame", None))]
-    while (sub := getattr(chain[-1][0], "gi_yieldfrom", None)) is not None:
-        chain.append((sub, getattr(sub, "gi_frame", None)))
-    _check_running(chain[-1][0])
-    return chain
+    inner = getattr(gen, "gi_yieldfrom", None)
+    if inner is None:
+        return owner
+    chain = [gen, inner]
+    while (deeper := getattr(chain[-1], "gi_yieldfrom", None)) is not None:
+        chain.append(deeper)
+    holders = [(gen, owner)] + [(g, guards_of(g)) for g in chain[1:-1]]
+    for outer, guards in holders:
+        if guards is not None and guards.has_invariants:
+            raise BehaviorError(
+                f"{_label(outer)} has invariants and delegates to {_label(chain[-1])} with a "
+                f"plain 'yield from', so its invariants could not be checked when that "
+                f"returns; write 'yield from do(...)' instead")
+    return guards_of(chain[-1])
 
 
-def _check_resumed(chain: Chain, error: BaseException | None = None) -> None:
-    """After resuming a chain's outermost generator: check the invariants of each behavior in
-    the chain that a returning sub-behavior resumed, innermost first.
-
-    Checked once the resumption has yielded (or raised ``error``), so before the step's
-    actions are taken. A behavior was resumed when the sub-behavior it delegated to
-    returned: it no longer delegates to it, or, when ``error`` passed up the chain, the
-    sub-behavior's frame is not in the error's traceback (it returned; the error rose later).
-    """
-    raised = set()
-    tb = error.__traceback__ if error is not None else None
-    while tb is not None:
-        raised.add(tb.tb_frame)
-        tb = tb.tb_next
-    for i in range(len(chain) - 2, -1, -1):
-        outer = chain[i][0]
-        sub, sub_frame = chain[i + 1]
-        if error is None:
-            resumed = outer.gi_yieldfrom is not sub
-        else:
-            resumed = sub_frame is not None and sub_frame not in raised
-        if not resumed:
-            return
-        _check_running(outer)
-
-
-def resume(gen: Any, chain: Chain | None, end: object) -> Any:
-    """``next(gen, end)``, then check the invariants of the behaviors of ``gen``'s ``chain``
-    (from :func:`check_invariants`, None if no guarded behavior runs) that it resumed."""
-    if chain is None or len(chain) == 1:
-        return next(gen, end)
-    try:
-        item = next(gen, end)
-    except Exception as e:
-        _check_resumed(chain, e)
-        raise
-    _check_resumed(chain)
-    return item
+def _label(gen: Any) -> str:
+    code = getattr(gen, "gi_code", None)
+    return repr(code.co_name) if code is not None else repr(gen)

@@ -6,6 +6,8 @@ __all__ = [
     "ActionRejected",
     "BehaviorError",
     "GuardViolation",
+    "InvariantViolation",
+    "PreconditionViolation",
     "RejectSimulation",
     "ScenarioFailed",
     "TooManyRejections",
@@ -23,21 +25,49 @@ class RejectSimulation(Exception):
 class GuardViolation(RejectSimulation):
     """A precondition or invariant (of a behavior or a scenario) was violated.
 
-    A rejection by default; raised to the caller instead with
-    ``raise_guard_violations=True``.
+    Never raised itself: one of its two subclasses is. A rejection by default; raised to the
+    caller instead with ``raise_guard_violations=True``. Like any exception it passes up
+    through the behaviors that delegated with ``do``, so a parent can catch it
+    (``except PreconditionViolation:``) and do something else.
     """
 
 
-class Terminate(Exception):
-    """Internal: raised by :func:`~cvcclock.scenario.terminate`, caught by the runner."""
+class PreconditionViolation(GuardViolation):
+    """A precondition was false when its behavior or scenario started."""
 
-    def __init__(self, reason: str | None) -> None:
+
+class InvariantViolation(GuardViolation):
+    """An invariant was false when its behavior or scenario started or was resumed."""
+
+
+class Terminate(BaseException):
+    """Internal: raised by ``terminate`` and ``terminate_simulation``, caught by the runner.
+
+    A BaseException, so a behavior's ``except Exception:`` cannot swallow it.
+
+    Attributes
+    ----------
+    reason : str or None
+        What the caller said.
+    simulation : bool
+        True for ``terminate_simulation()``: the whole simulation ends, not one scenario.
+    origin : str or None
+        Set by the compose block it passes out of first, for the reason.
+    """
+
+    def __init__(self, reason: str | None, simulation: bool) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.simulation = simulation
+        self.origin: str | None = None
 
 
 class BehaviorError(TypeError):
-    """A behavior, monitor or compose block yielded neither ``take(...)`` nor ``wait()``."""
+    """A behavior, monitor or compose block yielded or delegated to something it may not.
+
+    For example a yield that is neither ``take(...)``, ``wait()``, ``do(...)`` nor
+    ``interrupt(...)``, or a behavior with invariants delegating with a plain ``yield from``.
+    """
 
 
 class ActionRejected(ValueError):

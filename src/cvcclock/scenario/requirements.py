@@ -1,9 +1,11 @@
-"""``require`` and ``terminate``: statements usable in behaviors, monitors and compose blocks.
+"""``require``, ``terminate`` and ``terminate_simulation``: statements usable in behaviors,
+monitors and compose blocks.
 
-Both work by raising an exception the runner catches, so they also end the generator that
-ran them. Requirement predicates registered on a scope (``require_always`` and the like) are
-zero-argument callables; :func:`describe` names them in reasons without anything that
-varies between processes (no ``id``), so reasons compare equal across runs.
+Each works by raising an exception the runner catches, so it also ends the generator that
+ran it (and the behaviors that delegated to it with ``do``). Requirement predicates
+registered on a scope (``require_always`` and the like) are zero-argument callables;
+:func:`describe` names them in reasons without anything that varies between processes (no
+``id``), so reasons compare equal across runs.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, NoReturn
 from cvcclock.scenario._arguments import check_name
 from cvcclock.scenario.errors import RejectSimulation, Terminate
 
-__all__ = ["describe", "require", "terminate"]
+__all__ = ["describe", "require", "terminate", "terminate_simulation"]
 
 
 def require(condition: object, message: str | None = None) -> None:
@@ -46,11 +48,16 @@ def require(condition: object, message: str | None = None) -> None:
 
 
 def terminate(reason: str | None = None) -> NoReturn:
-    """End the simulation (from a behavior or a monitor) or the scenario (from compose).
+    """End the current scenario: the one that created the agent (from a behavior), that
+    registered the monitor (from a monitor), or that owns the compose block.
 
-    From a behavior the simulation ends at once, before any action of this step is executed;
-    from a monitor it ends after the other monitors have run; from a compose block the
-    scenario stops (and with the top-level scenario, the simulation).
+    From a behavior, the scenario stops at once and the agent takes no action this step;
+    when it is the top-level scenario the simulation ends there, before any action of this
+    step is executed (``BEHAVIOR``). From a monitor, the scenario stops once every monitor
+    has run this step (``MONITOR`` for the top level). From a compose block, the scenario
+    stops (``SCENARIO_COMPLETE`` for the top level). A sub-scenario that stops returns to
+    the ``do`` of its parent. The behavior or monitor that called it ends too: it is an
+    exception, so the code after it never runs.
 
     Parameters
     ----------
@@ -62,7 +69,28 @@ def terminate(reason: str | None = None) -> NoReturn:
     TypeError
         If ``reason`` is neither a str nor None.
     """
-    raise Terminate(check_name(reason, "reason"))
+    raise Terminate(check_name(reason, "reason"), simulation=False)
+
+
+def terminate_simulation(reason: str | None = None) -> NoReturn:
+    """End the whole simulation, from any behavior, monitor or compose block.
+
+    From a behavior it ends at once (``BEHAVIOR``); from a monitor, once the other monitors
+    have run (``MONITOR``); from a compose block, every scenario from that one up to the
+    top level stops and the simulation ends after this step's monitors
+    (``SCENARIO_COMPLETE``).
+
+    Parameters
+    ----------
+    reason : str, optional
+        Reported in ``SimulationResult.termination_reason``.
+
+    Raises
+    ------
+    TypeError
+        If ``reason`` is neither a str nor None.
+    """
+    raise Terminate(check_name(reason, "reason"), simulation=True)
 
 
 def describe(fn: Callable[..., Any], name: str | None = None) -> str:

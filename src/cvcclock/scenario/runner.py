@@ -1,36 +1,36 @@
 """The runner: Scenic's time step, driven by the clock as a follower; rejection and resampling.
 
-One time step, in the order of Scenic's "Execution of Dynamic Scenarios" (the phase names
-are what ``trace`` receives):
+An attempt starts with the top-level scenario (its guards, ``setup``, then the behaviors of
+its agents, which checks their guards, and its monitors), before step 0. One time step is
+then the procedure of Scenic's "Execution of Dynamic Scenarios", one method per phase; the
+names are what ``trace`` receives:
 
-1. each running scenario, in start order: ``require_always``, ``require_eventually``,
-   ``time_limit``, ``terminate_when``, ``invariants`` (unless a sub-scenario it started
-   with ``do`` is still running), ``compose``,
-   ``stopping`` (only when it stops);
-2. ``records``: the trajectory entry, ``record_initial`` at step 0, every ``record``;
-3. ``monitors``: each monitor resumed once (``monitor``, per monitor);
-4. ``termination_checks``: a stopped top-level scenario or a terminating monitor, then the
+1. ``scenarios``: the top-level scope's step, which runs its sub-scenarios inside its
+   compose block (per scope: ``require_always``, ``require_eventually``, ``time_limit``,
+   ``invariants`` without a compose block or ``compose``, ``terminate_when``, and
+   ``stopping`` when it stops; ``start`` as a sub-scenario starts);
+2. ``records``: the trajectory entry, then each running scope's records;
+3. ``monitors``: each running scope's monitors (``monitor``, per monitor);
+4. ``termination_checks``: a terminating monitor or a stopped top-level scenario, then the
    ``terminate_simulation_when`` conditions, then ``max_steps``/``time_limit``;
-5. per agent, ``behavior_invariants`` (or its start: preconditions and invariants), then
-   ``behavior``: resumed until it yields; a behavior a returning sub-behavior resumed has
-   its invariants checked then, before any action is taken;
+5. ``behaviors``: each agent's behavior resumed until it yields (``behavior``, per agent);
 6. ``actions``: executed per agent, in order; 7. ``simulator_step``;
 8. ``dynamic_properties``: every object's properties read back; 9. ``clock``: step + 1.
 
-10. When the run ends (``end``): the ``require_eventually`` conditions of the scenarios
-still running are checked, then every ``record_final`` is saved.
+10. When the run ends (``end``): the scenarios still running stop, as in step 1f (their
+final records, their ``require_eventually`` conditions).
 
-An exception other than a rejection that escapes a time step (from a behavior, monitor,
-compose block, predicate, record, ``trace`` or simulator method, or a resampled attempt's
-setup) fails the run: that pump re-raises it, the interrupted step is never run again, and
-every later pump, and ``result``, raises :class:`~cvcclock.scenario.ScenarioFailed`
-chained to it.
+Behaviors, monitors and compose blocks are all resumed the one way of
+:mod:`~cvcclock.scenario.blocks`. An exception other than a rejection that escapes a time
+step (from a behavior, monitor, compose block, predicate, record, ``trace`` or simulator
+method, or a resampled attempt's setup) fails the run: that pump re-raises it, the
+interrupted step is never run again, and every later pump, and ``result``, raises
+:class:`~cvcclock.scenario.ScenarioFailed` chained to it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -41,11 +41,11 @@ from cvcclock.scenario._arguments import (
     check_optional_callable,
     check_seed,
     check_step,
+    steps_for,
 )
-from cvcclock.scenario.behaviors import WAIT, Chain, Take, check_invariants, guards_running, resume
+from cvcclock.scenario.behaviors import Take
 from cvcclock.scenario.errors import (
     ActionRejected,
-    BehaviorError,
     GuardViolation,
     RejectSimulation,
     ScenarioFailed,
@@ -53,8 +53,9 @@ from cvcclock.scenario.errors import (
     TooManyRejections,
 )
 from cvcclock.scenario.results import SimulationResult, TerminationType
-from cvcclock.scenario.scenarios import Scenario, Scope
-from cvcclock.scenario.simulation import Agent, Simulation, steps_for
+from cvcclock.scenario.scenarios import Scenario
+from cvcclock.scenario.scopes import Scope
+from cvcclock.scenario.simulation import Agent, Simulation
 from cvcclock.scenario.simulator import InvalidAction, Simulator
 
 __all__ = ["ScenarioRunner", "Trace", "simulate"]
@@ -63,7 +64,14 @@ Trace = Callable[[int, str, "str | None"], object]
 """``trace(step, phase, subject)``: called as each phase starts; subject names the scenario,
 agent or monitor, or is None."""
 
-_END = object()
+
+
+class _Ending(Exception):
+    """Internal: a phase ended the run, for ``kind`` and ``reason``."""
+
+    def __init__(self, kind: TerminationType, reason: str) -> None:
+        super().__init__(reason)
+        self.kind, self.reason = kind, reason
 
 
 def derive_seed(seed: int, attempt: int) -> int:
@@ -104,7 +112,9 @@ class ScenarioRunner:
     simulator : callable, optional
         Makes a fresh :class:`Simulator` per attempt; ``scenario.simulator`` when omitted.
     raise_guard_violations : bool
-        Raise :class:`GuardViolation` instead of rejecting the attempt.
+        Raise a violated precondition or invariant (:class:`PreconditionViolation` or
+        :class:`InvariantViolation`) that no behavior caught, instead of rejecting the
+        attempt.
     trace : callable, optional
         ``trace(step, phase, subject)``, called as each phase starts (see the module doc).
 
@@ -238,33 +248,30 @@ class ScenarioRunner:
                 raise TooManyRejections(
                     f"all {self._max_iterations} attempts of scenario {self.scenario.name!r} "
                     f"were rejected; the last: {self._reasons[-1]}", tuple(self._reasons))
-            sim = Simulation(self._make_simulator(), derive_seed(self.seed, self._attempt), self.dt)
-            top = Scope(self.scenario, sim)
-            sim._scopes.append(top)
+            sim = Simulation(self._make_simulator(), derive_seed(self.seed, self._attempt), self.dt,
+                             self._trace)
+            sim.top = Scope(self.scenario, sim)
             try:
-                self.scenario.setup(top)
+                sim.top.start()
             except RejectSimulation as e:
-                self._rejected(e, f"setup of scenario {self.scenario.name!r}: ")
+                self._rejected(e, "")
                 continue
-            except Terminate as t:
-                raise RuntimeError(f"setup of scenario {self.scenario.name!r}: terminate() was "
-                                   f"called outside a behavior, a monitor or a compose "
-                                   f"block") from t
             self.simulation = sim
             return sim
 
     def _rejected(self, e: RejectSimulation, where: str) -> None:
         reason = f"{where}{e}"
         if self._raise_guards and isinstance(e, GuardViolation):
-            raise GuardViolation(reason) from e
+            raise type(e)(reason) from e
         self._reasons.append(reason)
 
     def _advance(self) -> None:
         sim = self.simulation
         try:
-            ended = self._time_step(sim)
-            if ended is not None:
-                self._finish(sim, *ended)
+            try:
+                self._time_step(sim)
+            except _Ending as end:
+                self._finish(sim, end.kind, end.reason)
         except RejectSimulation as e:
             self._rejected(e, f"step {sim.step}, ")
             self._start_attempt()
@@ -272,157 +279,177 @@ class ScenarioRunner:
             raise RuntimeError(f"step {sim.step}: terminate() was called outside a behavior, a "
                                f"monitor or a compose block") from t
 
-    # -- one time step ------------------------------------------------------------------
+    # -- one time step, phase by phase ------------------------------------------------------
 
-    def _time_step(self, sim: Simulation) -> tuple[TerminationType, str] | None:
-        n = sim.step
-        trace = self._trace
-        # 1. scenarios, including those started during this loop (by do), in start order
-        scopes = sim._scopes
-        i = 0
-        while i < len(scopes):
-            if scopes[i].running:
-                scopes[i]._step(n, trace)
-            i += 1
-        if sim._scope_stopped:
-            sim._scopes = [s for s in scopes if s.running]
-            sim._scope_stopped = False
-        # 2. records
-        if trace:
-            trace(n, "records", None)
-        sim._trajectory.append({a.name: a.props for a in sim.agents.values()})
-        if n == 0:
-            for name, fn in sim._records_initial.items():
-                sim._records_initial_values[name] = fn()
-        for fn, values in sim._records.values():
-            values.append((n, fn()))
-        # 3. monitors
-        if trace:
-            trace(n, "monitors", None)
-        ended = self._run_monitors(sim, n, trace)
-        # 4. termination checks
-        if trace:
-            trace(n, "termination_checks", None)
-        if ended is None and sim._top_done is not None:
-            ended = (TerminationType.SCENARIO_COMPLETE, sim._top_done)
+    def _time_step(self, sim: Simulation) -> None:
+        """Phases 1 to 9; a phase that ends the run raises :class:`_Ending`."""
+        self._scenarios(sim)
+        self._records(sim)
+        self._termination_checks(sim, self._monitors(sim))
+        self._actions(sim, self._behaviors(sim))
+        self._simulator_step(sim)
+        self._dynamic_properties(sim)
+        self._next_step(sim)
+
+    def _scenarios(self, sim: Simulation) -> None:
+        """1. The top-level scope's step; its compose block steps its sub-scenarios."""
+        sim.note("scenarios")
+        top = _top(sim)
+        if top.running:
+            try:
+                top.step()
+            except Terminate as t:
+                if not t.simulation or top.running:
+                    raise
+                # terminate_simulation() from a compose block: every scope up to the top
+                # stopped; the termination checks end the run after the monitors.
+
+    def _records(self, sim: Simulation) -> None:
+        """2. The trajectory entry, then the records of every running scope."""
+        sim.note("records")
+        sim.save_state()
+        for scope in _top(sim).tree():
+            scope.save_records()
+
+    def _monitors(self, sim: Simulation) -> tuple[TerminationType, str] | None:
+        """3. Each running scope's monitors, once; the end a monitor asked for, if any.
+
+        A monitor's ``terminate()`` stops its scope once every monitor has run (at the top
+        level it ends the run); ``terminate_simulation()`` ends the run. The first to ask
+        names the reason; the rest still run.
+        """
+        sim.note("monitors")
+        top = _top(sim)
+        ended = None
+        stopping: list[tuple[Scope, str]] = []
+        for scope in list(top.tree()):
+            for monitor in scope.monitors:
+                block = monitor.block
+                if block is None:
+                    continue
+                sim.note("monitor", monitor.name)
+                try:
+                    if type(block.resume()) is not Take:
+                        monitor.block = None
+                except RejectSimulation as e:
+                    e.args = (f"monitor {monitor.name!r}: {e}",)
+                    raise
+                except Terminate as t:
+                    monitor.block = None
+                    said = f": {t.reason}" if t.reason else ""
+                    if t.simulation or scope is top:
+                        if ended is None:
+                            ended = (TerminationType.MONITOR,
+                                     f"monitor {monitor.name!r} terminated the simulation{said}")
+                    else:
+                        stopping.append((scope, f"monitor {monitor.name!r} terminated it{said}"))
+        for scope, reason in stopping:
+            scope.stop(reason)
+        return ended
+
+    def _termination_checks(self, sim: Simulation,
+                            ended: tuple[TerminationType, str] | None) -> None:
+        """4. End the run for a monitor, a stopped top-level scenario, a
+        ``terminate_simulation_when`` condition or the run's own limit."""
+        sim.note("termination_checks")
+        top = _top(sim)
+        if ended is None and not top.running:
+            ended = (TerminationType.SCENARIO_COMPLETE, str(top.stop_reason))
         if ended is None:
-            for desc, pred in sim._end_conditions:
-                if pred():
-                    ended = (TerminationType.TERMINATION_CONDITION,
-                             f"terminate_simulation_when {desc} held")
+            for scope in top.tree():
+                held = scope.end_condition()
+                if held is not None:
+                    ended = (TerminationType.TERMINATION_CONDITION, held)
                     break
-        if ended is None and self._limit is not None and n >= self._limit[0]:
+        if ended is None and self._limit is not None and sim.step >= self._limit[0]:
             ended = (TerminationType.TIME_LIMIT, self._limit[1])
         if ended is not None:
-            return ended
-        # 5. behaviors
+            raise _Ending(*ended)
+
+    def _behaviors(self, sim: Simulation) -> list[tuple[Agent, tuple[Any, ...]]]:
+        """5. Each agent's behavior, resumed until it yields: the actions it chose.
+
+        A behavior that returned takes no action from then on. ``terminate()`` stops the
+        scenario that created the agent (the run, at the top level);
+        ``terminate_simulation()`` ends the run.
+        """
+        sim.note("behaviors")
         chosen: list[tuple[Agent, tuple[Any, ...]]] = []
         step_actions: dict[str, tuple[Any, ...]] = {}
-        guarded = guards_running()     # once per step: the common unguarded case skips the walk
-        agent = None
-        try:
-            for agent in sim._behaving:
-                if trace:
-                    trace(n, "behavior_invariants", agent.name)
-                gen = agent._gen
-                chain: Chain | None = None
-                if gen is None:
-                    gen = agent._gen = _start_behavior(agent, n)
-                elif guarded:
-                    chain = check_invariants(gen)
-                if trace:
-                    trace(n, "behavior", agent.name)
-                item = resume(gen, chain, _END)
-                if type(item) is not Take:
-                    item = _odd_item(agent, item, n)
-                actions = item.actions
-                if actions:
-                    chosen.append((agent, actions))
-                step_actions[agent.name] = actions
-        except RejectSimulation as e:
-            e.args = (f"behavior of agent {agent.name!r}: {e}",)  # type: ignore[union-attr]
-            raise
-        except Terminate as t:
-            who = agent.name  # type: ignore[union-attr]
-            return (TerminationType.BEHAVIOR, f"agent {who!r} terminated the simulation"
-                    + (f": {t.reason}" if t.reason else ""))
-        sim._actions.append(step_actions)
-        # 6. actions
-        if trace:
-            trace(n, "actions", None)
-        backend = sim.simulator
+        for agent in sim.behaving:
+            sim.note("behavior", agent.name)
+            actions: tuple[Any, ...] = ()
+            block = agent.block
+            if block is not None:
+                try:
+                    result = block.resume()
+                except RejectSimulation as e:
+                    e.args = (f"behavior of agent {agent.name!r}: {e}",)
+                    raise
+                except Terminate as t:
+                    agent.block = None
+                    self._terminated(sim, agent, t)
+                else:
+                    if type(result) is Take:
+                        actions = result.actions
+                        if actions:
+                            chosen.append((agent, actions))
+                    else:
+                        agent.block = None
+            step_actions[agent.name] = actions
+        sim.save_actions(step_actions)
+        return chosen
+
+    def _terminated(self, sim: Simulation, agent: Agent, t: Terminate) -> None:
+        """An agent's behavior called ``terminate`` or ``terminate_simulation``."""
+        said = f": {t.reason}" if t.reason else ""
+        scope = agent.scope
+        if t.simulation or scope is None or scope is sim.top:
+            raise _Ending(TerminationType.BEHAVIOR,
+                          f"agent {agent.name!r} terminated the simulation{said}") from None
+        scope.stop(f"agent {agent.name!r} terminated it{said}")
+
+    def _actions(self, sim: Simulation, chosen: list[tuple[Agent, tuple[Any, ...]]]) -> None:
+        """6. Execute each agent's actions, in order."""
+        sim.note("actions")
+        apply = sim.simulator.apply_action
         for agent, actions in chosen:
             for action in actions:
                 try:
-                    backend.apply_action(agent.handle, action)
+                    apply(agent.handle, action)
                 except RejectSimulation:
                     raise           # the simulator rejects the attempt, deliberately
                 except Exception as e:
                     why = str(e) if isinstance(e, InvalidAction) else f"{type(e).__name__}: {e}"
                     raise ActionRejected(f"the simulator rejected action {action!r} of agent "
-                                         f"{agent.name!r} at step {n}: {why}") from e
-        # 7. simulator step
-        if trace:
-            trace(n, "simulator_step", None)
-        backend.step(sim.dt)
-        # 8. dynamic properties
-        if trace:
-            trace(n, "dynamic_properties", None)
-        get = backend.get_properties
-        for agent in sim.agents.values():
-            agent.props = get(agent.handle)
-        # 9. clock
-        if trace:
-            trace(n, "clock", None)
-        sim.step = n + 1
-        return None
+                                         f"{agent.name!r} at step {sim.step}: {why}") from e
 
-    def _run_monitors(self, sim: Simulation, n: int,
-                      trace: Trace | None) -> tuple[TerminationType, str] | None:
-        ended = None
-        for m in sim._monitors:
-            if m.gen is _END:
-                continue
-            if trace:
-                trace(n, "monitor", m.name)
-            try:
-                if m.gen is None:
-                    m.gen = m.fn(sim, *m.args)
-                    if not hasattr(m.gen, "__next__"):
-                        raise BehaviorError(
-                            f"monitor {m.name!r} returned {m.gen!r} at step {n}, not a generator; "
-                            f"a monitor is a generator function (it must yield)")
-                item = next(m.gen, _END)
-            except RejectSimulation as e:
-                e.args = (f"monitor {m.name!r}: {e}",)
-                raise
-            except Terminate as t:
-                m.gen = _END
-                if ended is None:    # the first to terminate names the reason; the rest still run
-                    ended = (TerminationType.MONITOR,
-                             f"monitor {m.name!r} terminated the simulation"
-                             + (f": {t.reason}" if t.reason else ""))
-                continue
-            if item is _END:
-                m.gen = _END
-            elif item is not WAIT and not (type(item) is Take and not item.actions):
-                raise BehaviorError(
-                    f"monitor {m.name!r} yielded {item!r} at step {n}; monitors yield wait()")
-        return ended
+    def _simulator_step(self, sim: Simulation) -> None:
+        """7. Run the simulator for one time step."""
+        sim.note("simulator_step")
+        sim.simulator.step(sim.dt)
+
+    def _dynamic_properties(self, sim: Simulation) -> None:
+        """8. Read every object's dynamic properties back."""
+        sim.note("dynamic_properties")
+        sim.read_properties()
+
+    def _next_step(self, sim: Simulation) -> None:
+        """9. The next time step."""
+        sim.note("clock")
+        sim.step += 1
 
     def _finish(self, sim: Simulation, kind: TerminationType, reason: str) -> None:
-        """Step 10: the remaining eventually-requirements, then the final records."""
-        if self._trace:
-            self._trace(sim.step, "end", None)
-        for scope in sim._scopes:
-            if scope.running:
-                scope._check_eventually()
-        final = {name: fn() for name, fn in sim._records_final.items()}
+        """10. Stop the scenarios still running (their final records and eventually
+        requirements), then make the result."""
+        sim.note("end")
+        _top(sim).stop("the simulation ended")
+        records, initial, final = sim.records()
         self._result = SimulationResult(
-            trajectory=tuple(sim._trajectory),
-            actions=tuple(sim._actions),
-            records={name: tuple(values) for name, (_, values) in sim._records.items()},
-            records_initial=dict(sim._records_initial_values),
+            trajectory=sim.trajectory(),
+            actions=sim.actions(),
+            records=records,
+            records_initial=initial,
             records_final=final,
             termination_type=kind,
             termination_reason=reason,
@@ -432,6 +459,13 @@ class ScenarioRunner:
             rejection_reasons=tuple(self._reasons),
             dt=self.dt,
         )
+
+
+def _top(sim: Simulation) -> Scope:
+    """The attempt's top-level scope (the runner makes it before anything runs)."""
+    top = sim.top
+    assert top is not None
+    return top
 
 
 def _dt_source(scenario: Scenario, dt: float | None) -> tuple[object, str]:
@@ -467,29 +501,6 @@ def _summary(error: BaseException) -> str:
     except Exception:       # a broken __str__ must not hide the failure it describes
         text = "<unprintable>"
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _name(fn: Any) -> str:
-    return repr(getattr(fn, "__name__", fn))
-
-
-def _odd_item(agent: Agent, item: Any, n: int) -> Take:
-    """A yield that is not a Take: the end of the behavior (it waits forever), or an error."""
-    if item is _END:
-        agent._gen = itertools.repeat(WAIT)
-        return WAIT
-    raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} yielded "
-                        f"{item!r} at step {n}; a behavior yields take(*actions) or wait()")
-
-
-def _start_behavior(agent: Agent, n: int) -> Any:
-    """Call the agent's behavior (which checks its guards) and check it made a generator."""
-    gen = agent.behavior(agent, *agent.args)  # type: ignore[misc]
-    if not hasattr(gen, "__next__"):
-        raise BehaviorError(f"the behavior {_name(agent.behavior)} of agent {agent.name!r} "
-                            f"returned {gen!r} at step {n}, not a generator; a behavior is a "
-                            f"generator function (it must yield)")
-    return gen
 
 
 def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,

@@ -1,14 +1,13 @@
-"""The state of one attempt, as behaviors, monitors and predicates see it: agents and time."""
+"""The state of one attempt, as behaviors, monitors and predicates see it: agents and time,
+and the attempt's own bookkeeping (what goes into its result)."""
 
 from __future__ import annotations
 
 import hashlib
-import math
 import random
 from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from cvcclock.checks import MAX_TICK, check_seconds
 from cvcclock.scenario._arguments import (
     check_instance,
     check_optional_callable,
@@ -19,24 +18,26 @@ from cvcclock.scenario._arguments import (
 from cvcclock.scenario.simulator import Simulator
 
 if TYPE_CHECKING:
-    from cvcclock.scenario.scenarios import Scope
+    from cvcclock.scenario.blocks import Block
+    from cvcclock.scenario.runner import Trace
+    from cvcclock.scenario.scopes import Scope
 
 __all__ = ["Agent", "Simulation"]
 
-
-def steps_for(seconds: object, dt: float, name: str) -> int:
-    """Time steps in ``seconds`` (checked as argument ``name``), rounded up: a limit falls on
-    the first step at or after it. A limit past the last tick a clock reaches is never met."""
-    # The small slack keeps 0.3 / 0.1 = 2.9999999999999996 at 3 steps, not 4.
-    steps = check_seconds(seconds, name) / dt - 1e-9
-    return MAX_TICK + 1 if steps > MAX_TICK else max(0, math.ceil(steps))
+_SLOTS = frozenset(("name", "handle", "props", "sim", "behavior", "args", "scope", "own",
+                    "block"))
 
 
 class Agent:
-    """An object in the simulation: a simulator object, its dynamic properties, a behavior.
+    """An object in the simulation: a simulator object, its properties, a behavior.
 
-    Dynamic properties read as attributes (``agent.x``, ``agent.speed``) and are updated
-    once per time step from the simulator, after it steps. Treat them as read-only.
+    Properties read as attributes (``agent.x``, ``agent.speed``): the agent's own
+    properties (``own``, given to ``add_agent``) first, then the dynamic properties the
+    simulator owns (``props``), which are read back once per time step, after it steps.
+    A behavior may set either with immediate effect: ``agent.fuel -= 1`` changes an own
+    property; ``agent.x = 3.0`` asks the simulator (its optional ``set_property``) and
+    reads the object's properties back at once. A simulator without ``set_property``
+    owns its properties outright: setting one is an AttributeError.
 
     Attributes
     ----------
@@ -45,14 +46,21 @@ class Agent:
     handle : object
         What the simulator's ``create_object`` returned.
     props : Mapping[str, object]
-        The dynamic properties read at the end of the last time step (or at creation).
+        The dynamic properties read at the end of the last time step (or at creation, or
+        when a behavior set one).
+    own : dict
+        The agent's own properties.
     sim : Simulation
         The simulation the agent belongs to (current step and time, other agents, ``rng``).
+    scope : Scope or None
+        The scenario that created the agent: what ``terminate()`` in its behavior ends.
     behavior : callable or None
         The behavior (a generator function called as ``behavior(agent, *args)``), or None
         for an object that takes no actions.
     args : tuple
         The behavior's extra arguments.
+    block : Block or None
+        The running behavior, once started and until it ends.
 
     Raises
     ------
@@ -60,18 +68,26 @@ class Agent:
         If an argument is not of the type above.
     """
 
-    __slots__ = ("name", "handle", "props", "sim", "behavior", "args", "_gen")
+    __slots__ = tuple(sorted(_SLOTS))
 
     def __init__(self, name: str, handle: Any, props: Mapping[str, Any], sim: Simulation,
-                 behavior: Callable[..., Generator[Any, None, Any]] | None,
-                 args: tuple[Any, ...]) -> None:
+                 behavior: Callable[..., Generator[Any, Any, Any]] | None,
+                 args: tuple[Any, ...], *, scope: Scope | None = None,
+                 own: Mapping[str, Any] | None = None) -> None:
         self.name = check_str(name, "name")
         self.handle = handle
         self.props = check_instance(props, Mapping, "props")  # type: ignore[type-abstract]
         self.sim = check_instance(sim, Simulation, "sim")
         self.behavior = check_optional_callable(behavior, "behavior", "a generator function")
         self.args = check_instance(args, tuple, "args")
-        self._gen: Any = None
+        self.scope = scope
+        self.own = {} if own is None else dict(
+            check_instance(own, Mapping, "properties"))  # type: ignore[type-abstract]
+        clash = sorted(set(self.own) & set(props))
+        if clash:
+            raise ValueError(f"properties of agent {name!r} must not be the simulator's, got "
+                             f"{clash}")
+        self.block: Block | None = None
 
     @property
     def rng(self) -> random.Random:
@@ -79,29 +95,41 @@ class Agent:
         return self.sim.rng
 
     def __getattr__(self, key: str) -> Any:
-        if key in Agent.__slots__:
+        if key in _SLOTS:
             raise AttributeError(key)
+        own = self.own
+        if key in own:
+            return own[key]
         try:
             return self.props[key]
         except KeyError:
             raise AttributeError(f"agent {self.name!r} has no property {key!r}; it has "
-                                 f"{sorted(self.props)}") from None
+                                 f"{sorted({**own, **self.props})}") from None
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key in _SLOTS:
+            object.__setattr__(self, key, value)
+        elif key in self.own:
+            self.own[key] = value
+        elif key in self.props:
+            self._set_dynamic(key, value)
+        else:
+            raise AttributeError(f"agent {self.name!r} has no property {key!r}; give it in "
+                                 f"add_agent(..., properties={{{key!r}: ...}}) to set it")
+
+    def _set_dynamic(self, key: str, value: Any) -> None:
+        simulator = self.sim.simulator
+        setter = getattr(simulator, "set_property", None)
+        if setter is None:
+            raise AttributeError(
+                f"property {key!r} of agent {self.name!r} is the simulator's: "
+                f"{type(simulator).__name__} reads it back after every step and has no "
+                f"set_property method, so change it with an action")
+        setter(self.handle, key, value)
+        self.props = simulator.get_properties(self.handle)
 
     def __repr__(self) -> str:
-        return f"Agent({self.name!r}, {dict(self.props)!r})"
-
-
-class Monitor:
-    """Internal: a registered monitor and its generator once started."""
-
-    __slots__ = ("name", "fn", "args", "gen")
-
-    def __init__(self, fn: Callable[..., Generator[Any, None, Any]], args: tuple[Any, ...],
-                 name: str) -> None:
-        self.name = name
-        self.fn = fn
-        self.args = args
-        self.gen: Any = None
+        return f"Agent({self.name!r}, {dict({**self.own, **self.props})!r})"
 
 
 class Simulation:
@@ -122,17 +150,23 @@ class Simulation:
         Name -> :class:`Agent`, in creation order.
     simulator : Simulator
         The attempt's simulator.
+    top : Scope or None
+        The top-level scenario's scope, once the runner has made it.
+
+    The other methods are the runner's: they keep what goes into the result (the
+    trajectory, the actions, the records) and the trace.
 
     Raises
     ------
     TypeError
-        If ``simulator`` lacks a :class:`Simulator` method, ``seed`` is not an integer or
-        ``dt`` not a real number.
+        If ``simulator`` lacks a :class:`Simulator` method, ``seed`` is not an integer,
+        ``dt`` not a real number or ``trace`` not callable.
     ValueError
         If ``dt`` is not a finite number of seconds > 0.
     """
 
-    def __init__(self, simulator: Simulator, seed: int, dt: float) -> None:
+    def __init__(self, simulator: Simulator, seed: int, dt: float,
+                 trace: Trace | None = None) -> None:
         self.simulator = check_instance(
             simulator, Simulator, "simulator")  # type: ignore[type-abstract]
         self.seed = seed = check_seed(seed)
@@ -141,19 +175,16 @@ class Simulation:
         self.dt = check_step(dt, "dt")
         self.step = 0
         self.agents: dict[str, Agent] = {}
-        # Everything below is the runner's bookkeeping, filled through Scope.
+        self.top: Scope | None = None
+        self._trace = check_optional_callable(trace, "trace")
         self._behaving: list[Agent] = []
-        self._scopes: list[Scope] = []
-        self._monitors: list[Monitor] = []
-        self._records: dict[str, tuple[Callable[[], Any], list[tuple[int, Any]]]] = {}
-        self._records_initial: dict[str, Callable[[], Any]] = {}
-        self._records_initial_values: dict[str, Any] = {}
-        self._records_final: dict[str, Callable[[], Any]] = {}
-        self._end_conditions: list[tuple[str, Callable[[], object]]] = []
-        self._top_done: str | None = None
-        self._scope_stopped = False     # a scope stopped this step: drop it from _scopes
         self._trajectory: list[dict[str, Mapping[str, Any]]] = []
         self._actions: list[dict[str, tuple[Any, ...]]] = []
+        self._series: dict[str, list[tuple[int, Any]]] = {}
+        self._initial: dict[str, Any] = {}
+        self._final: dict[str, Any] = {}
+        self._record_owners: dict[str, dict[str, Scope]] = {
+            "record": {}, "record_initial": {}, "record_final": {}}
 
     @property
     def time(self) -> float:
@@ -168,16 +199,93 @@ class Simulation:
         except KeyError:
             raise KeyError(f"no agent {name!r}; the agents are {list(self.agents)}") from None
 
-    def _add_agent(self, name: str, spec: Any, behavior: Callable[..., Any] | None,
-                   args: tuple[Any, ...]) -> Agent:
+    # -- the runner's bookkeeping -----------------------------------------------------------
+
+    def note(self, phase: str, subject: str | None = None) -> None:
+        """The trace point: ``trace(step, phase, subject)`` as a phase starts, if tracing."""
+        if self._trace is not None:
+            self._trace(self.step, phase, subject)
+
+    def add_agent(self, name: str, spec: Any, behavior: Callable[..., Any] | None,
+                  args: tuple[Any, ...], properties: Mapping[str, Any] | None,
+                  scope: Scope | None) -> Agent:
+        """Create the simulator object and its agent (``Scope.add_agent``'s work).
+
+        Raises
+        ------
+        TypeError, ValueError
+            For a bad argument, before the simulator is asked for anything.
+        """
         check_str(name, "name")
         if name in self.agents:
             raise ValueError(f"agent names must be unique; there is already an agent {name!r}")
         check_optional_callable(behavior, "behavior", "a generator function")
         check_instance(args, tuple, "args")
+        if properties is not None:
+            check_instance(properties, Mapping, "properties")  # type: ignore[type-abstract]
         handle = self.simulator.create_object(name, spec)
-        agent = Agent(name, handle, self.simulator.get_properties(handle), self, behavior, args)
+        agent = Agent(name, handle, self.simulator.get_properties(handle), self, behavior, args,
+                      scope=scope, own=properties)
         self.agents[name] = agent
         if behavior is not None:
             self._behaving.append(agent)
         return agent
+
+    @property
+    def behaving(self) -> list[Agent]:
+        """The agents with a behavior, in creation order (the runner's schedule)."""
+        return self._behaving
+
+    def save_state(self) -> None:
+        """Append this step's trajectory entry: every object's dynamic properties."""
+        self._trajectory.append({a.name: a.props for a in self.agents.values()})
+
+    def save_actions(self, actions: dict[str, tuple[Any, ...]]) -> None:
+        """Append this step's actions, per agent with a behavior."""
+        self._actions.append(actions)
+
+    def read_properties(self) -> None:
+        """Read every object's dynamic properties back from the simulator."""
+        get = self.simulator.get_properties
+        for agent in self.agents.values():
+            object.__setattr__(agent, "props", get(agent.handle))
+
+    def claim_record(self, kind: str, name: str, owner: Scope) -> None:
+        """Reserve a record name for ``owner``: a running scope may not share it, a later one
+        may (the time series of scopes that run one after another join up).
+
+        Raises
+        ------
+        ValueError
+            If a running scope already has a record of this kind and name.
+        """
+        owners = self._record_owners[kind]
+        holder = owners.get(name)
+        if holder is not None and (holder is owner or holder.running):
+            raise ValueError(f"{kind} names must be unique; there is already a {kind} {name!r}")
+        owners[name] = owner
+        if kind == "record":
+            self._series.setdefault(name, [])
+
+    def save_record(self, kind: str, name: str, value: Any) -> None:
+        """Save a record's value: appended at this step for ``record``, kept otherwise."""
+        if kind == "record":
+            self._series[name].append((self.step, value))
+        elif kind == "record_initial":
+            self._initial[name] = value
+        else:
+            self._final[name] = value
+
+    def trajectory(self) -> tuple[dict[str, Mapping[str, Any]], ...]:
+        """The trajectory so far."""
+        return tuple(self._trajectory)
+
+    def actions(self) -> tuple[dict[str, tuple[Any, ...]], ...]:
+        """The actions so far."""
+        return tuple(self._actions)
+
+    def records(self) -> tuple[dict[str, tuple[tuple[int, Any], ...]], dict[str, Any],
+                               dict[str, Any]]:
+        """The ``record``, ``record_initial`` and ``record_final`` values so far."""
+        series = {name: tuple(values) for name, values in self._series.items()}
+        return series, dict(self._initial), dict(self._final)

@@ -1,0 +1,1 @@
+"""The differential suite: Scenic programs and their cvcclock equivalents (see harness)."""
