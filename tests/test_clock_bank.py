@@ -120,7 +120,7 @@ def apply(data, bank, clocks, configures, kinds=CALLS + RESTORING_CALLS):
     if kind == "advance_each":
         walls = data.draw(st.lists(wall_dts, min_size=n, max_size=n))
         return (bank.advance(np.array(walls, dtype=np.float64)),
-                [c.advance(w).steps for c, w in zip(clocks, walls)])
+                [c.advance(w).steps for c, w in zip(clocks, walls, strict=True)])
     if kind == "advance_ticks":
         k = data.draw(st.integers(0, 40))
         return bank.advance_ticks(k), [c.advance_ticks(k).steps for c in clocks]
@@ -128,13 +128,13 @@ def apply(data, bank, clocks, configures, kinds=CALLS + RESTORING_CALLS):
         ks = data.draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))
         dtype = data.draw(st.sampled_from([np.int64, np.int32, np.uint16]))
         return (bank.advance_ticks(np.array(ks, dtype=dtype)),
-                [c.advance_ticks(k).steps for c, k in zip(clocks, ks)])
+                [c.advance_ticks(k).steps for c, k in zip(clocks, ks, strict=True)])
     if kind == "step_once":
         return bank.step_once(), [c.step_once().steps for c in clocks]
     if kind == "step_mask":
         mask = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
         return (bank.step_once(np.array(mask, dtype=bool)),
-                [c.step_once().steps if m else 0 for c, m in zip(clocks, mask)])
+                [c.step_once().steps if m else 0 for c, m in zip(clocks, mask, strict=True)])
     if kind == "set_mode":
         mode = data.draw(st.sampled_from(MODES))
         how = data.draw(st.sampled_from(["all", "one", "mask", "name"]))
@@ -229,7 +229,7 @@ def test_a_bank_of_many_blocks_is_its_world_clocks(kernel):
         else:
             walls = [rng.choice([0.0, 1 / 60, 0.3]) for _ in range(n)]
             assert (bank.advance(np.array(walls)).tolist()
-                    == [c.advance(w).steps for c, w in zip(clocks, walls)])
+                    == [c.advance(w).steps for c, w in zip(clocks, walls, strict=True)])
         i = rng.randrange(n)
         mode = rng.choice(MODES)
         bank.mode[i] = MODES.index(mode)
@@ -493,6 +493,29 @@ def test_a_bank_is_made_once():
         pickle.dumps(bank)
 
 
+def test_a_call_made_while_another_runs_is_refused():
+    # A wall-time array whose reads call back into the bank: the way another thread's call
+    # would meet this one, made deterministic.
+    bank = ClockBank(3)
+    refused = []
+
+    class Meddling(np.ndarray):
+        def __getitem__(self, i):
+            for call in (lambda: bank.configure(0, ClockConfig()), bank.step_once,
+                         lambda: bank.alpha, lambda: BankFollower(1).take(bank)):
+                with pytest.raises(RuntimeError, match="busy with another call") as error:
+                    call()
+                refused.append(error.value)
+            return np.ndarray.__getitem__(self, i)
+
+    walls = np.array([0.1, np.nan, 0.1]).view(Meddling)
+    before = observe(bank)
+    with pytest.raises(ValueError, match=r"wall_dt\[1\]"):
+        bank.advance(walls)
+    assert len(refused) == 4
+    assert observe(bank) == before
+
+
 def test_banks_however_made_do_not_crash(kernel):
     for bank in (ClockBank.__new__(ClockBank), ClockBank(0)):
         assert len(bank) == 0
@@ -531,6 +554,10 @@ def test_banks_however_made_do_not_crash(kernel):
 
 # -- BankFollower: n ClockFollowers ------------------------------------------------------------
 
+def takes(followers, clocks):
+    return [f.take(c) for f, c in zip(followers, clocks, strict=True)]
+
+
 @settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), n=st.integers(0, 10), per_slot_k=st.booleans(),
@@ -551,11 +578,11 @@ def test_a_bank_follower_is_n_clock_followers(kernel, data, n, per_slot_k, per_s
     configures = [0] * n
     for _ in range(calls):
         if data.draw(st.booleans()):
-            assert follower.take(bank).tolist() == [f.take(c) for f, c in zip(followers, clocks)]
+            assert follower.take(bank).tolist() == takes(followers, clocks)
             assert follower.last_tick.tolist() == [f.last_tick for f in followers]
         else:
             apply(data, bank, clocks, configures, CALLS)
-    assert follower.take(bank).tolist() == [f.take(c) for f, c in zip(followers, clocks)]
+    assert follower.take(bank).tolist() == takes(followers, clocks)
     assert bank.discontinuities.tolist() == [c.discontinuities for c in clocks]
     if per_slot_k:
         assert follower.period.tolist() == ks

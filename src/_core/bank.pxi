@@ -144,8 +144,8 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
     -----
     Slot i computes exactly what a ``WorldClock`` computes, bit for bit: the same ticks,
     steps, dropped quanta, alphas, frames and realized speeds, and ``clock_state(i)`` equals
-    the clock's ``state()``. One loop in C advances every slot with the GIL released,
-    compiled for AVX-512, AVX2 and the baseline where the platform allows (x86-64 glibc).
+    the clock's ``state()``. One loop in C advances every slot with the GIL released: AVX2
+    where the CPU has it, else plain C (see ``bank_kernel.h``).
 
     The configuration is a set of numpy arrays the host reads and writes in place:
     ``scale``, ``fixed_dt``, ``max_steps_per_advance``, ``cap_scales_with_rate``,
@@ -167,7 +167,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
     call, overwritten by the next: copy it to keep it.
 
     Do not write the arrays from another thread while a call runs: the loop runs without
-    the GIL. A second advancing call from another thread meanwhile raises RuntimeError.
+    the GIL. A call on the bank while another runs (from another thread) raises RuntimeError.
     """
 
     MODES = _MODES
@@ -199,20 +199,24 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
             config = ClockConfig()
         elif not isinstance(config, ClockConfig):
             raise TypeError(f"config must be a ClockConfig, got {config!r}")
-        self._lay_out(size)
         cdef ClockConfig cfg = <ClockConfig>config
         cdef Py_ssize_t i
-        a = self._arrays
-        a["scale"].fill(cfg.scale)
-        a["fixed_dt"].fill(cfg.fixed_dt)
-        a["max_steps_per_advance"].fill(cfg.max_steps_per_advance)
-        a["cap_scales_with_rate"].fill(cfg.cap_scales_with_rate)
-        a["lockstep_steps"].fill(cfg.lockstep_steps)
-        with nogil:
-            for i in range(size):
-                self._c.realized[i] = -1.0
-                self._discontinuities[i] = 1
-        self._made = True
+        self._enter()   # refused while another call on this bank (made with __new__) runs
+        try:
+            self._lay_out(size)
+            a = self._arrays
+            a["scale"].fill(cfg.scale)
+            a["fixed_dt"].fill(cfg.fixed_dt)
+            a["max_steps_per_advance"].fill(cfg.max_steps_per_advance)
+            a["cap_scales_with_rate"].fill(cfg.cap_scales_with_rate)
+            a["lockstep_steps"].fill(cfg.lockstep_steps)
+            with nogil:
+                for i in range(size):
+                    self._c.realized[i] = -1.0
+                    self._discontinuities[i] = 1
+            self._made = True
+        finally:
+            self._busy = False
 
     cdef int _lay_out(self, Py_ssize_t n) except -1:
         """Allocate the arrays of n slots, zeroed, and point the bank at them; on failure
@@ -349,51 +353,53 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
         compare it with the count they last saw to resynchronise."""
         return self._arrays["discontinuities"]
 
+    # The reads below loop over n taken with the GIL held: only a bank of 0 slots (made with
+    # __new__) can be initialised meanwhile, and that loop then touches nothing.
+
     @property
     def t(self):
         """float64 array, new each read: world seconds ``tick * fixed_dt`` of each slot."""
-        out, o = self._new_float_array()
+        cdef Py_ssize_t i, n = self._n
+        out = _numpy().empty(n, _numpy().float64)
+        cdef double[::1] view = out
         self._enter_checked()
-        cdef double[::1] view = o
-        cdef Py_ssize_t i
         with nogil:
-            for i in range(self._n):
+            for i in range(n):
                 view[i] = self._c.tick[i] * self._c.fixed_dt[i]
         return out
 
     @property
     def alpha(self):
         """float64 array, new each read: each slot's alpha, as ``WorldClock.alpha``."""
-        out, o = self._new_float_array()
+        cdef Py_ssize_t i, n = self._n
+        out = _numpy().empty(n, _numpy().float64)
+        cdef double[::1] view = out
         self._enter_checked()
-        cdef double[::1] view = o
-        cdef Py_ssize_t i
         with nogil:
-            for i in range(self._n):
+            for i in range(n):
                 view[i] = self._c.bank[i] if self._mode_seen[i] == MODE_LIVE else self._alpha[i]
         return out
 
     @property
     def frame(self):
         """int64 array, new each read: ``advance`` calls since each slot's ``configure``."""
-        np = _numpy()
-        out = np.empty(self._n, np.int64)
-        cdef int64_t[::1] o = out
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i, n = self._n
+        out = _numpy().empty(n, _numpy().int64)
+        cdef int64_t[::1] view = out
         with nogil:
-            for i in range(self._n):
-                o[i] = self._frames - self._frame_base[i]
+            for i in range(n):
+                view[i] = self._frames - self._frame_base[i]
         return out
 
     @property
     def realized_scale(self):
         """float64 array, new each read: each slot's ``WorldClock.realized_scale``."""
-        out, o = self._new_float_array()
+        cdef Py_ssize_t i, n = self._n
+        out = _numpy().empty(n, _numpy().float64)
+        cdef double[::1] view = out
         self._enter_checked()
-        cdef Py_ssize_t i
-        cdef double[::1] view = o
         with nogil:
-            for i in range(self._n):
+            for i in range(n):
                 if self._c.realized[i] >= 0.0:
                     view[i] = self._c.realized[i]
                 elif self._c.window_wall[i] > 0.0:
@@ -402,10 +408,6 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
                 else:
                     view[i] = 0.0
         return out
-
-    cdef tuple _new_float_array(self):
-        out = _numpy().empty(self._n, _numpy().float64)
-        return out, out
 
     cdef int _enter_checked(self) except -1:
         """Check the configuration before a read that uses it (see ``_check``)."""
@@ -520,7 +522,8 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
     cdef int _enter(self) except -1:
         """Mark the bank busy for a call that reads or changes many slots."""
         if self._busy:
-            raise RuntimeError("the ClockBank is in use by another thread's call")
+            raise RuntimeError("the ClockBank is busy with another call (from another thread, "
+                               "or made during this one)")
         self._busy = True
         return 0
 
@@ -715,6 +718,8 @@ A ``ClockFollower`` for every slot of a ``ClockBank``: steps every ``k`` quanta 
     def __init__(self, k, start_tick=0):
         if self._made:
             raise TypeError("BankFollower.__init__ runs once; make a new BankFollower")
+        if self._busy:
+            raise RuntimeError("the BankFollower is busy with another call")
         np = _numpy()
         cdef Py_ssize_t n = -1
         periods = starts = None
@@ -777,22 +782,22 @@ A ``ClockFollower`` for every slot of a ``ClockBank``: steps every ``k`` quanta 
             int64, read-only: steps due per slot; the same array every call, overwritten by
             the next. ``numpy.flatnonzero`` of it lists the worlds to step.
         """
-        if self._n < 0:
-            self._lay_out(bank._n)
-        elif bank._n != self._n:
-            raise ValueError(f"bank has {bank._n} clocks; this follower follows {self._n}")
         if self._busy or bank._busy:
-            raise RuntimeError("the BankFollower or its bank is in use by another thread's call")
+            raise RuntimeError("the BankFollower or its bank is busy with another call")
         cdef const int64_t[::1] periods
         cdef bint each = self._periods is not None
-        if each:
-            periods = self._periods
         cdef int64_t period = self._period, tick, k
         cdef int64_t *ticks = bank._c.tick
         cdef int64_t *discontinuities = bank._discontinuities
         cdef Py_ssize_t i
         self._busy = bank._busy = True
         try:
+            if self._n < 0:
+                self._lay_out(bank._n)
+            elif bank._n != self._n:
+                raise ValueError(f"bank has {bank._n} clocks; this follower follows {self._n}")
+            if each:
+                periods = self._periods
             with nogil:
                 for i in range(self._n):
                     tick = ticks[i]
