@@ -18,7 +18,7 @@ from heapq import heapify, heappop, heappush
 cimport cython
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from libc.math cimport INFINITY, ceil, fabs, floor, fmin, isfinite
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t
 
 # A class used by an earlier part before its definition is declared ahead.
 cdef class WorldClock

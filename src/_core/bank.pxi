@@ -1,6 +1,8 @@
 # Many clocks in one object: ClockBank holds n independent clocks as arrays and advances them
 # with one loop in C (bank_kernel.h), and BankFollower counts the steps due on each.
 
+from libc.stdint cimport uint8_t
+
 cdef extern from "bank_kernel.h" nogil:
     ctypedef struct cvc_rules:
         double bank_snap, exact_quanta, max_quanta, dekker_split, window_wall
