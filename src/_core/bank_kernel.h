@@ -40,7 +40,7 @@
 #define CVC_HAVE_AVX2 0
 #endif
 
-/* Slots per block: the vector loop's working set (about 30 KiB) stays in L1 for the fix-up. */
+/* Slots per block: a block's arrays (about 30 KiB) are still in cache for the fix-up. */
 #define CVC_BLOCK 256
 
 typedef struct {
@@ -212,8 +212,9 @@ CVC_NOINLINE int cvc_advance_block_c(
     const double snap = r->bank_snap, exact = r->exact_quanta, max_quanta = r->max_quanta;
     const double window = r->window_wall;
     const int64_t max_count = r->max_count, huge_window = INT64_C(1) << 52;
-    /* The wall times and modes first, as 8-byte values in L1: with one width of value the
-     * main loop runs 4 slots a 256-bit vector, not 32 with spills. */
+    /* The wall times and modes first, as 8-byte values in L1: with one width of value GCC
+     * vectorises the main loop at one slot a 64-bit lane, instead of at 32 slots an iteration
+     * (sized for the bytes) with registers spilled. */
     double d_of[CVC_BLOCK];
     int64_t live_of[CVC_BLOCK], lock_of[CVC_BLOCK], capped_of[CVC_BLOCK];
     for (int64_t i = 0; i < n; i++)
@@ -351,7 +352,8 @@ CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_bank *s, int64_t lo, int64_t n,
         const __m256d whole = _mm256_round_pd(b1, CVC_FLOOR);
         const __m256d b = _mm256_sub_pd(b1, whole);
         /* the cap; min_pd(a, b) is a < b ? a : b, the C loop's selects */
-        const __m256d cap_base = cvc_i64_to_double4(_mm256_loadu_si256((const __m256i *)(max_steps + i)));
+        const __m256d cap_base =
+            cvc_i64_to_double4(_mm256_loadu_si256((const __m256i *)(max_steps + i)));
         const __m256d cap_scaled = _mm256_min_pd(
             _mm256_mul_pd(cap_base, _mm256_round_pd(sc, CVC_CEIL)), max_quanta);
         const __m256d scaled = _mm256_andnot_pd(_mm256_castsi256_pd(uncapped),
@@ -387,8 +389,8 @@ CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_bank *s, int64_t lo, int64_t n,
         _mm256_storeu_si256((__m256i *)(tick + i),
                             _mm256_add_epi64(tick_old, _mm256_andnot_si256(rare, st)));
         _mm256_storeu_si256((__m256i *)(steps + i), _mm256_or_si256(rare, st));
-        const __m256i drop = _mm256_andnot_si256(_mm256_or_si256(rare, _mm256_cmpeq_epi64(dr, zero)),
-                                                 _mm256_set1_epi64x(-1));
+        const __m256i drop = _mm256_andnot_si256(
+            _mm256_or_si256(rare, _mm256_cmpeq_epi64(dr, zero)), _mm256_set1_epi64x(-1));
         if (!_mm256_testz_si256(drop, drop)) {   /* rare: the stall guard dropped quanta */
             const __m256i total = _mm256_add_epi64(
                 _mm256_loadu_si256((const __m256i *)(dropped + i)), dr);
@@ -461,6 +463,7 @@ static int cvc_use_avx2 = 0;
 /* Choose the loops: want_avx2 asks for AVX2; returns whether AVX2 is now in use. */
 static int cvc_choose_kernel(int want_avx2) {
 #if CVC_HAVE_AVX2
+    __builtin_cpu_init();   /* asks the CPU (and the OS, for the YMM state) once more */
     cvc_use_avx2 = want_avx2 && __builtin_cpu_supports("avx2");
 #else
     (void)want_avx2;
