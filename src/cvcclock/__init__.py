@@ -6,6 +6,8 @@ stamped by tick, never of the wall clock.
 """
 
 from cvcclock._core import (
+    BankFollower,
+    ClockBank,
     ClockConfig,
     ClockFollower,
     ClockState,
@@ -24,6 +26,8 @@ from cvcclock.loop import FrameDriver, FrameLoop, PacingStats
 from cvcclock.threads import SimThread, SimWorld
 
 __all__ = [
+    "BankFollower",
+    "ClockBank",
     "ClockConfig",
     "ClockFollower",
     "ClockState",

@@ -2,8 +2,10 @@
 
 import enum
 from collections.abc import Callable
-from typing import Any, Literal, NoReturn, SupportsIndex, final, overload
+from typing import Any, ClassVar, Literal, NoReturn, SupportsIndex, final, overload
 
+import numpy as np
+from numpy.typing import NDArray
 from typing_extensions import disjoint_base
 
 class Mode(enum.StrEnum):
@@ -327,3 +329,71 @@ def _new_clock(cls: type[WorldClock]) -> WorldClock: ...
 def _new_timer() -> Timer: ...
 def _config_from_dict(fields: dict[str, Any]) -> ClockConfig: ...
 def _follower_from_state(period: int, last_tick: int, discontinuities: int) -> ClockFollower: ...
+
+@disjoint_base
+class ClockBank:
+    """n independent clocks in one object, each exactly a ``WorldClock`` without timers."""
+
+    MODES: ClassVar[tuple[Mode, ...]]
+    def __init__(self, n: SupportsIndex, config: ClockConfig | None = None) -> None: ...
+    def __len__(self) -> int: ...
+    @property
+    def scale(self) -> NDArray[np.float64]: ...
+    @property
+    def fixed_dt(self) -> NDArray[np.float64]: ...
+    @property
+    def max_steps_per_advance(self) -> NDArray[np.int64]: ...
+    @property
+    def cap_scales_with_rate(self) -> NDArray[np.bool_]: ...
+    @property
+    def lockstep_steps(self) -> NDArray[np.int64]: ...
+    @property
+    def mode(self) -> NDArray[np.uint8]: ...
+    def set_mode(
+        self, mode: Mode | str, where: SupportsIndex | NDArray[np.bool_] | None = None
+    ) -> None:
+        """Put slots into ``mode``, as ``WorldClock.mode = mode`` does, at once."""
+    @property
+    def tick(self) -> NDArray[np.int64]: ...
+    @property
+    def total_dropped(self) -> NDArray[np.int64]: ...
+    @property
+    def discontinuities(self) -> NDArray[np.int64]: ...
+    @property
+    def t(self) -> NDArray[np.float64]: ...
+    @property
+    def alpha(self) -> NDArray[np.float64]: ...
+    @property
+    def frame(self) -> NDArray[np.int64]: ...
+    @property
+    def realized_scale(self) -> NDArray[np.float64]: ...
+    def advance(self, wall_dt: float | NDArray[np.float64], /) -> NDArray[np.int64]:
+        """Advance every slot by ``wall_dt`` wall seconds; the quanta each ran."""
+    def advance_ticks(self, n: SupportsIndex | NDArray[np.integer[Any]], /) -> NDArray[np.int64]:
+        """Run exactly ``n`` quanta in every slot now, in any mode, with no cap."""
+    def step_once(self, mask: NDArray[np.bool_] | None = None) -> NDArray[np.int64]:
+        """Run exactly one quantum in every slot, or in the slots ``mask`` selects."""
+    def configure(self, i: SupportsIndex, config: ClockConfig, /) -> None:
+        """Replace slot ``i``'s configuration and restart it at tick 0."""
+    def clock_state(self, i: SupportsIndex, /) -> ClockState:
+        """Slot ``i`` as a ``ClockState``, as ``WorldClock.state()`` would give it."""
+
+@disjoint_base
+class BankFollower:
+    """A ``ClockFollower`` for every slot of a ``ClockBank``."""
+
+    def __init__(
+        self,
+        k: SupportsIndex | NDArray[np.integer[Any]],
+        start_tick: SupportsIndex | NDArray[np.integer[Any]] = 0,
+    ) -> None: ...
+    @property
+    def period(self) -> int | NDArray[np.int64]: ...
+    @property
+    def last_tick(self) -> NDArray[np.int64]: ...
+    def take(self, bank: ClockBank, /) -> NDArray[np.int64]:
+        """The steps that fell due on each slot since the last take."""
+
+def _bank_kernel(
+    name: Literal["avx2", "portable"] | None = None,
+) -> Literal["avx2", "portable"]: ...
