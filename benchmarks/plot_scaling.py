@@ -61,7 +61,7 @@ def markdown(series: Series, figures: dict[str, dict[int, float]]) -> str:
     body = [f"| {power(x)} | " + " | ".join(
         _figure(figures[line][x], series.throughput) if x in figures[line] else "-"
         for line in lines) + " |" for x in series.xs]
-    return "\n".join([f"{series.title} ({series.y_label}):", "", *head, *body])
+    return "\n".join([f"{series.title}; {series.y_label}:", "", *head, *body])
 
 
 def plot(results: list[tuple[Series, dict[str, dict[int, float]]]], out: Path,
