@@ -6,8 +6,8 @@ share the machine's state of the moment, and every ratio is taken within a round
 median of the rounds is reported. A row's figure is ns per operation (a call, a firing, a
 clock-advance); its spread is the interquartile range over the rounds. Peers that are not
 installed are skipped, and the table says which and why. Read the ratios; the absolute
-figures depend on the machine. Needs nothing but the installed package (and numpy for the
-bank rows, the peers for theirs).
+figures depend on the machine. Needs nothing but the installed package; the peers' rows
+need the peers.
 """
 
 import dataclasses
@@ -104,14 +104,28 @@ class Prepared:
     executions: int
 
 
-def prepare(cases: Sequence[Case], number: int | None = None,
+def prepare(cases: Sequence[Case], number: int = 1,
             seconds: float | None = None) -> tuple[list[Prepared], list[Skipped]]:
     """Build every case's subject and timer; skip those whose peer cannot be imported.
 
-    A timing makes about ``number`` operations (at least one execution of the statement)
-    or, when ``seconds`` is given instead, lasts about that long. Each case runs twice
-    untimed here: a warm-up that also touches the memory of the array rows before they are
-    timed, and the estimate of an execution's time that ``seconds`` needs.
+    Each case runs twice untimed here: a warm-up that also touches the memory of the array
+    rows before they are timed, and the estimate of an execution's time ``seconds`` needs.
+
+    Parameters
+    ----------
+    cases : sequence of Case
+    number : int
+        About how many operations one timing makes (at least one execution of the
+        statement); ignored when ``seconds`` is given.
+    seconds : float, optional
+        About how long one timing lasts instead.
+
+    Returns
+    -------
+    ready : list of Prepared
+        The cases that could be built, in order.
+    skipped : list of Skipped
+        The others, grouped by what they need and why it failed.
     """
     ready: list[Prepared] = []
     failed: dict[tuple[str, str], list[Case]] = {}
@@ -124,7 +138,7 @@ def prepare(cases: Sequence[Case], number: int | None = None,
         timer = timeit.Timer(case.stmt, globals=namespace)
         timer.timeit(1)
         if seconds is None:
-            executions = max(1, (number or 1) // case.ops)
+            executions = max(1, number // case.ops)
         else:
             executions = max(1, round(seconds / max(timer.timeit(1), 1e-9)))
         ready.append(Prepared(case, timer, executions))
@@ -134,7 +148,19 @@ def prepare(cases: Sequence[Case], number: int | None = None,
 
 
 def run_rounds(ready: Sequence[Prepared], repeat: int) -> dict[str, list[float]]:
-    """``repeat`` rounds over every case in turn; each case's ns per operation, by round."""
+    """Time ``repeat`` rounds, each timing every case once, in order.
+
+    Parameters
+    ----------
+    ready : sequence of Prepared
+    repeat : int
+        The number of rounds.
+
+    Returns
+    -------
+    dict of str to list of float
+        Each case's ns per operation, by key, one figure a round.
+    """
     samples: dict[str, list[float]] = {p.case.key: [] for p in ready}
     for _ in range(repeat):
         for p in ready:
@@ -196,7 +222,14 @@ def _version(distribution: str) -> str | None:
 
 
 def machine() -> dict[str, Any]:
-    """What the figures were measured on: the machine, the Python and the packages."""
+    """What the figures were measured on.
+
+    Returns
+    -------
+    dict
+        The date, platform, machine, processor, CPU count, Python version and
+        implementation, cvcclock's version and the peers' (None where not installed).
+    """
     return {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "platform": platform.platform(), "machine": platform.machine(),
@@ -210,7 +243,24 @@ def machine() -> dict[str, Any]:
 def summarise(ready: Sequence[Prepared], skipped: Sequence[Skipped],
               samples: dict[str, list[float]], number: int, repeat: int,
               clocks: int) -> dict[str, Any]:
-    """All the figures of one run, as the JSON document ``--json`` writes."""
+    """All the figures of one run, as the JSON document ``--json`` writes.
+
+    Parameters
+    ----------
+    ready, skipped
+        What ``prepare`` returned.
+    samples : dict of str to list of float
+        What ``run_rounds`` returned.
+    number, repeat, clocks : int
+        The settings of the run, recorded as they were given.
+
+    Returns
+    -------
+    dict
+        ``machine``; ``settings``; ``rows``, each with its samples, median, quartiles,
+        extremes and median per-round ratios to its floor and rival; ``skipped``; ``goals``,
+        each with its figure (None if a row it needs was skipped) and whether it was met.
+    """
     return {
         "machine": machine(),
         "settings": {"number": number, "repeat": repeat, "clocks": clocks},
@@ -227,7 +277,14 @@ def _times(value: float | None, digits: int = 2) -> str:
 
 
 def print_table(report: dict[str, Any], out: TextIO) -> None:
-    """Print the rows, what was skipped and the goals, in plain ASCII."""
+    """Print the rows, what was skipped and the goals, in plain ASCII.
+
+    Parameters
+    ----------
+    report : dict
+        What ``summarise`` returned.
+    out : text file
+    """
     m, s = report["machine"], report["settings"]
     print(f"cvcclock {m['cvcclock']} on {m['implementation']} {m['python']}, {m['platform']}, "
           f"{m['cpus']} CPUs: {s['repeat']} rounds of about {s['number']} operations a row",
