@@ -17,6 +17,15 @@ PATH="$work/tools/bin:$PATH" auditwheel repair --wheel-dir dist/repaired dist/*.
 wheel=$(ls "$root"/dist/repaired/*.whl)
 case "$wheel" in *manylinux*) ;; *) echo "not a manylinux wheel: $wheel" >&2; exit 1 ;; esac
 
+# The ClockBank kernel in the shipped wheel is vectorised: on x86_64 its AVX2 path must be
+# there (ymm registers), chosen at run time where the CPU has AVX2.
+if [ "$(uname -m)" = x86_64 ]; then
+    mkdir "$work/so" && (cd "$work/so" && python -m zipfile -e "$wheel" .)
+    ymm=$(objdump -d "$work"/so/cvcclock/_core*.so | grep -c ymm || true)
+    [ "$ymm" -gt 0 ] || { echo "the wheel's ClockBank kernel has no AVX2 code" >&2; exit 1; }
+    echo "the wheel's ClockBank kernel: $ymm AVX2 (ymm) instructions"
+fi
+
 python -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet --upgrade pip
 "$work/venv/bin/python" -m pip install --quiet --only-binary=:all: "$wheel[test]"
