@@ -18,18 +18,13 @@ from cvcclock.scenario import (
     wait,
 )
 
-from .harness import Case
+from .harness import Case, case_registrar
 from .programs import Prog, at, forever
 
 CASES: list[Case] = []
 
 
-def case(name, scenic, max_steps, **run):
-    """Register the decorated function, which makes the cvcclock scenario, as a case."""
-    def register(make):
-        CASES.append(Case(name, scenic, make, max_steps, **run))
-        return make
-    return register
+case = case_registrar(CASES)
 
 
 def ego(behavior, *args, x=0.0, extra=None, **properties):

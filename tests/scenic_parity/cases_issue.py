@@ -18,7 +18,7 @@ from cvcclock.scenario import (
     wait,
 )
 
-from .harness import Case
+from .harness import Case, case_registrar
 from .programs import Prog, at, forever
 
 CASES: list[Case] = []
@@ -27,12 +27,7 @@ E0 = ["e", [0.0, 0.0, 0.0]]
 """An object "e" at the origin, in a trajectory entry."""
 
 
-def case(name, scenic, max_steps, **run):
-    """Register the decorated function, which makes the cvcclock scenario, as a case."""
-    def register(make):
-        CASES.append(Case(name, scenic, make, max_steps, **run))
-        return make
-    return register
+case = case_registrar(CASES)
 
 
 def outcome(steps, termination, actions=None, records=None, trajectory=None):

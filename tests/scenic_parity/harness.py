@@ -74,6 +74,17 @@ class Case:
     expected: dict[str, Any] | None = None
 
 
+def case_registrar(cases: list[Case]) -> Callable[..., Callable[[Callable[..., Any]], Any]]:
+    """``@case(name, scenic, max_steps, **run)``: register the decorated function, which makes
+    the cvcclock scenario, as a case in ``cases``."""
+    def case(name: str, scenic: str, max_steps: int, **run: Any) -> Callable[..., Any]:
+        def register(make: Callable[..., Any]) -> Callable[..., Any]:
+            cases.append(Case(name, scenic, make, max_steps, **run))
+            return make
+        return register
+    return case
+
+
 def plain(value: Any) -> Any:
     """JSON's form of a value: tuples and vectors as lists, floats rounded to 9 places."""
     if isinstance(value, float):
