@@ -1,4 +1,4 @@
-# cython: language_level=3, binding=False, embedsignature=True, embedsignature.format=clinic, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False, always_allow_keywords=False, auto_pickle=False
+# cython: language_level=3, freethreading_compatible=True, binding=False, embedsignature=True, embedsignature.format=clinic, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False, always_allow_keywords=False, auto_pickle=False
 """The compiled core of cvcclock: the clock, its followers and its timers.
 
 One module, its source split by concept into the .pxi files included below; each cdef
@@ -17,7 +17,7 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject
 from libc.math cimport INFINITY, ceil, fabs, floor, fmin, isfinite
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uintptr_t
 
 # A class used by an earlier part before its definition is declared ahead.
 cdef class WorldClock
@@ -29,6 +29,7 @@ include "checks.pxi"
 include "config.pxi"
 include "result.pxi"
 include "timer_queue.pxi"
+include "threads.pxi"
 include "clock.pxi"
 include "follower.pxi"
 include "timers.pxi"

@@ -523,10 +523,11 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
 
     cdef int _enter(self) except -1:
         """Mark the bank busy for a call that reads or changes many slots."""
-        if self._busy:
-            raise RuntimeError("the ClockBank is busy with another call (from another thread, "
-                               "or made during this one)")
-        self._busy = True
+        with cython.critical_section(self):   # check-and-set as one step without the GIL
+            if self._busy:
+                raise RuntimeError("the ClockBank is busy with another call (from another "
+                                   "thread, or made during this one)")
+            self._busy = True
         return 0
 
     cdef int _check(self, const double *wall, double d, object wall_dt) except -1:
@@ -784,15 +785,16 @@ A ``ClockFollower`` for every slot of a ``ClockBank``: steps every ``k`` quanta 
             int64, read-only: steps due per slot; the same array every call, overwritten by
             the next. ``numpy.flatnonzero`` of it lists the worlds to step.
         """
-        if self._busy or bank._busy:
-            raise RuntimeError("the BankFollower or its bank is busy with another call")
         cdef const int64_t[::1] periods
         cdef bint each = self._periods is not None
         cdef int64_t period = self._period, tick, k
         cdef int64_t *ticks = bank._c.tick
         cdef int64_t *discontinuities = bank._discontinuities
         cdef Py_ssize_t i
-        self._busy = bank._busy = True
+        with cython.critical_section(self, bank):   # check-and-set both as one step
+            if self._busy or bank._busy:
+                raise RuntimeError("the BankFollower or its bank is busy with another call")
+            self._busy = bank._busy = True
         try:
             if self._n < 0:
                 self._lay_out(bank._n)

@@ -65,21 +65,27 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     Notes
     -----
-    World time is ``t = tick * fixed_dt``, computed, never accumulated. One driver calls the
-    advancing methods (``advance``, ``advance_ticks``, ``step_once``); followers read ``tick``.
+    World time is ``t = tick * fixed_dt``, computed, never accumulated. One driver thread at
+    a time calls the advancing methods (``advance``, ``advance_ticks``, ``step_once``) and
+    the others that change the clock or its timers; any thread may read ``tick``, ``t`` and
+    ``alpha``, take its own followers and ``wait_for_tick_change``. On a free-threaded
+    CPython such a driver call made while another thread is inside one raises RuntimeError.
     """
 
-    # configuration
+    # Who may touch each field from which thread: see threads.pxi. "driver" fields are
+    # written by the driver only; "any thread reads" ones are single words, or read under the
+    # clock's critical section where two must agree.
+    # configuration: driver; any thread reads fixed_dt (with tick, under the critical section)
     cdef double _fixed_dt
     cdef double _scale
     cdef int64_t _max_steps
     cdef bint _cap_scales
     cdef int64_t _lockstep_steps
     cdef int _mode
-    # world time and the bank
+    # world time and the bank: driver; any thread reads tick and alpha
     cdef int64_t _tick
-    cdef object _tick_int        # the Python int of tick _tick_int_of, made by the last read
-    cdef int64_t _tick_int_of
+    cdef object _tick_int        # the Python int of tick _tick_int_of, made by the last read;
+    cdef int64_t _tick_int_of    # GIL builds only: without it two readers would race on it
     cdef object _t_float         # likewise for t and alpha
     cdef double _t_float_of
     cdef object _alpha_float
@@ -87,7 +93,8 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef double _bank            # wall time banked, in quanta; see clock.pxi
     cdef double _alpha
     cdef int64_t _owed           # quanta granted but not yet run (a timer callback raised)
-    # observability
+    # observability: driver; any thread reads discontinuities (with tick, under the critical
+    # section, against configure, seek_tick and restore, which write both under it)
     cdef int64_t _total_dropped
     cdef int64_t _frame
     cdef int64_t _discontinuities
@@ -95,14 +102,18 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef int64_t _window_ticks
     cdef double _realized
     cdef bint _window_done
-    # waiting followers
+    # waiting followers: any thread, under _CONDITION_LOCK (_cond) and _cond itself (_waiters)
     cdef object _cond            # made by the first wait_for_tick_change: most clocks never wait
     cdef int _waiters
-    # reentrancy guards
+    # reentrancy guards: _presenting and _presenters are any thread's, under the clock's
+    # critical section (presentation.pxi); _running is the driver's
     cdef int _presenting         # threads inside presenting(), summed over _presenters
     cdef dict _presenters        # thread ident -> depth of presenting(); made at first entry
     cdef bint _running
-    # timers: the queue of scheduled ones (timer_queue.pxi), the paused ones, creation order
+    # free-threaded builds: the thread inside a driver call, 0 if none (threads.pxi)
+    cdef uintptr_t _driver
+    # timers: the queue of scheduled ones (timer_queue.pxi), the paused ones, creation order;
+    # driver only, like each Timer's fields
     cdef TimerKey *_keys
     cdef Py_ssize_t _keys_cap
     cdef list _queue
@@ -135,26 +146,31 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         """
         if not isinstance(config, ClockConfig):
             raise TypeError(f"config must be a ClockConfig, got {config!r}")
-        self._check_can_advance()
         cdef ClockConfig cfg = <ClockConfig>config
-        self._fixed_dt = cfg.fixed_dt
-        self._scale = cfg.scale
-        self._max_steps = cfg.max_steps_per_advance
-        self._cap_scales = cfg.cap_scales_with_rate
-        self._lockstep_steps = cfg.lockstep_steps
-        self._tick = 0
-        self._bank = 0.0
-        self._alpha = 0.0
-        self._owed = 0
-        self._total_dropped = 0
-        self._frame = 0
-        self._window_wall = 0.0
-        self._window_ticks = 0
-        self._realized = 0.0
-        self._window_done = False
-        self._discontinuities += 1
-        _end_all_timers(self)
-        self._notify()
+        cdef int claimed = _claim(self, "configure")
+        try:
+            self._check_can_advance()
+            with cython.critical_section(self):   # readers see the old (tick, t, count) or the new
+                self._fixed_dt = cfg.fixed_dt
+                self._scale = cfg.scale
+                self._max_steps = cfg.max_steps_per_advance
+                self._cap_scales = cfg.cap_scales_with_rate
+                self._lockstep_steps = cfg.lockstep_steps
+                self._tick = 0
+                self._bank = 0.0
+                self._alpha = 0.0
+                self._owed = 0
+                self._total_dropped = 0
+                self._frame = 0
+                self._window_wall = 0.0
+                self._window_ticks = 0
+                self._realized = 0.0
+                self._window_done = False
+                self._discontinuities += 1
+            _end_all_timers(self)
+            self._notify()
+        finally:
+            _release(self, claimed)
 
     @property
     def config(self):
@@ -176,7 +192,10 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     @scale.setter
     def scale(self, value):
-        self._scale = _as_scale(value)
+        cdef double scale = _as_scale(value)
+        cdef int claimed = _claim(self, "scale")
+        self._scale = scale
+        _release(self, claimed)
 
     @property
     def max_steps_per_advance(self):
@@ -185,7 +204,10 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     @max_steps_per_advance.setter
     def max_steps_per_advance(self, value):
-        self._max_steps = _as_count(value, "max_steps_per_advance", 1, MAX_STEPS_PER_CALL)
+        cdef int64_t cap = _as_count(value, "max_steps_per_advance", 1, MAX_STEPS_PER_CALL)
+        cdef int claimed = _claim(self, "max_steps_per_advance")
+        self._max_steps = cap
+        _release(self, claimed)
 
     @property
     def lockstep_steps(self):
@@ -194,7 +216,10 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     @lockstep_steps.setter
     def lockstep_steps(self, value):
-        self._lockstep_steps = _as_count(value, "lockstep_steps", 1, MAX_STEPS_PER_CALL)
+        cdef int64_t steps = _as_count(value, "lockstep_steps", 1, MAX_STEPS_PER_CALL)
+        cdef int claimed = _claim(self, "lockstep_steps")
+        self._lockstep_steps = steps
+        _release(self, claimed)
 
     @property
     def mode(self):
@@ -203,9 +228,12 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     @mode.setter
     def mode(self, value):
-        self._set_mode(_mode_index(value))
+        cdef int mode = _mode_index(value)
+        cdef int claimed = _claim(self, "mode")
+        self._set_mode(mode)
+        _release(self, claimed)
 
-    cdef int _set_mode(self, int mode) except -1:
+    cdef int _set_mode(self, int mode) noexcept:
         self._mode = mode
         # alpha is the bank's fraction in live mode, 0 in the inspecting modes, and frozen
         # at its last value while paused.
@@ -220,6 +248,8 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     @property
     def tick(self):
         """The authoritative integer world time, in quanta."""
+        if CVC_FREE_THREADED:
+            return self._tick    # no cache: two readers would race on it
         # Hand out one int per tick rather than a new one per read: followers, timers and
         # the renderer read the tick many times a frame.
         if self._tick_int is None or self._tick_int_of != self._tick:
@@ -230,7 +260,11 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     @property
     def t(self):
         """World seconds: ``tick * fixed_dt``."""
-        cdef double t = self._tick * self._fixed_dt
+        cdef double t
+        with cython.critical_section(self):   # a tick and a quantum of one configuration
+            t = self._tick * self._fixed_dt
+        if CVC_FREE_THREADED:
+            return t
         if self._t_float is None or self._t_float_of != t:   # one float per value, as tick
             self._t_float = t
             self._t_float_of = t
@@ -239,6 +273,8 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     @property
     def alpha(self):
         """Fraction of a quantum banked (live), 0 (lockstep, stepping, replay), frozen (paused)."""
+        if CVC_FREE_THREADED:
+            return self._alpha
         if self._alpha_float is None or self._alpha_float_of != self._alpha:
             self._alpha_float = self._alpha
             self._alpha_float_of = self._alpha
@@ -301,6 +337,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         cond = self._condition()
         with cond:
             self._waiters += 1
+            cvc_fence()   # register before looking at the tick: see _has_waiters
             try:
                 if not cond.wait_for(lambda: self._tick != seen, timeout):
                     return None
@@ -310,18 +347,19 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     cdef object _condition(self):
         """The condition waiters sleep on, made once; the lock keeps two threads from each
-        making one (and one of them waiting where no notify comes)."""
-        if self._cond is None:
-            with _CONDITION_LOCK:
-                if self._cond is None:
-                    self._cond = threading.Condition(threading.Lock())
-        return self._cond
+        making one (and one of them waiting where no notify comes). Read under the lock too:
+        without the GIL, a thread that did not make it may not yet see it whole otherwise."""
+        with _CONDITION_LOCK:
+            if self._cond is None:
+                self._cond = threading.Condition(threading.Lock())
+            return self._cond
 
     cdef int _notify(self) except -1:
         """Wake the threads in ``wait_for_tick_change``; free when none waits."""
-        if self._waiters:
-            with self._cond:
-                self._cond.notify_all()
+        if _has_waiters(self):
+            cond = self._condition()
+            with cond:
+                cond.notify_all()
         return 0
 
     # -- advancing -------------------------------------------------------------------------
@@ -333,7 +371,10 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         return not (self._running or self._presenting_here())
 
     cdef bint _presenting_here(self) except -1:
-        return self._presenting and threading.get_ident() in self._presenters
+        if not self._presenting:
+            return False   # this thread's own entries are always visible to it
+        with cython.critical_section(self):   # _presenters as the last entry left it
+            return self._presenters is not None and threading.get_ident() in self._presenters
 
     cdef int _check_can_advance(self) except -1:
         if self._presenting_here():
@@ -359,59 +400,64 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         -------
         StepResult
         """
-        cdef double d, q, b = self._bank
+        cdef double d, q, b
         cdef int64_t whole, cap, steps = 0, dropped = 0, first
-        if type(wall_dt) is float:
-            d = wall_dt
-            if not (d >= 0.0 and d <= 1e300):   # also rejects NaN
-                _as_seconds(wall_dt, "wall_dt", 0.0)
-        else:
-            d = _as_seconds(wall_dt, "wall_dt", 0.0)
-        if self._presenting or self._running:
-            self._check_can_advance()
-        if self._mode == MODE_LIVE:
-            q = d * self._scale / self._fixed_dt
-            if q > MAX_QUANTA:
-                raise ValueError(f"wall_dt={wall_dt!r} at scale {self._scale!r} spans more "
-                                 f"than 2**52 quanta of {self._fixed_dt!r} s")
-            if q < EXACT_QUANTA:
-                b = b + q
-                # b >= 0 and < 2**17, so truncating to int64 is floor: no libm call.
-                whole = <int64_t>(b + 0.5)
-                if fabs(b - <double>whole) <= BANK_SNAP:
-                    b = <double>whole
-                whole = <int64_t>b
-                b = b - <double>whole
+        cdef int claimed = _claim(self, "advance")
+        try:
+            b = self._bank
+            if type(wall_dt) is float:
+                d = wall_dt
+                if not (d >= 0.0 and d <= 1e300):   # also rejects NaN
+                    _as_seconds(wall_dt, "wall_dt", 0.0)
             else:
-                b = _bank_exact(b, d, self._scale, self._fixed_dt, q, &whole)
-            cap = self._max_steps
-            if self._cap_scales and self._scale > 1.0:
-                cap = <int64_t>fmin(<double>self._max_steps * ceil(self._scale), MAX_QUANTA)
-            if whole > cap:
-                steps = cap
-                dropped = whole - cap
-            else:
-                steps = whole
-        elif self._mode == MODE_LOCKSTEP:
-            steps = self._lockstep_steps
-        _grant(self, steps, "advance")   # the only check that can fail after validation
-        if self._mode == MODE_LIVE:
-            self._bank = b
-            self._alpha = b
-            # Saturates rather than wrapping: past 2**62 it reads "at least that many".
-            self._total_dropped = min(self._total_dropped + dropped, MAX_COUNT)
-        self._frame += 1
-        self._window_wall += d
-        self._window_ticks += steps
-        if self._window_wall >= 0.5:
-            self._realized = self._window_ticks * self._fixed_dt / self._window_wall
-            self._window_done = True
-            self._window_wall = 0.0
-            self._window_ticks = 0
-        first = self._tick
-        if self._mode == MODE_LIVE or self._mode == MODE_LOCKSTEP:   # the others run nothing
-            _run(self, self._owed)
-        return _step_result(self, first, dropped)
+                d = _as_seconds(wall_dt, "wall_dt", 0.0)
+            if self._presenting or self._running:
+                self._check_can_advance()
+            if self._mode == MODE_LIVE:
+                q = d * self._scale / self._fixed_dt
+                if q > MAX_QUANTA:
+                    raise ValueError(f"wall_dt={wall_dt!r} at scale {self._scale!r} spans more "
+                                     f"than 2**52 quanta of {self._fixed_dt!r} s")
+                if q < EXACT_QUANTA:
+                    b = b + q
+                    # b >= 0 and < 2**17, so truncating to int64 is floor: no libm call.
+                    whole = <int64_t>(b + 0.5)
+                    if fabs(b - <double>whole) <= BANK_SNAP:
+                        b = <double>whole
+                    whole = <int64_t>b
+                    b = b - <double>whole
+                else:
+                    b = _bank_exact(b, d, self._scale, self._fixed_dt, q, &whole)
+                cap = self._max_steps
+                if self._cap_scales and self._scale > 1.0:
+                    cap = <int64_t>fmin(<double>self._max_steps * ceil(self._scale), MAX_QUANTA)
+                if whole > cap:
+                    steps = cap
+                    dropped = whole - cap
+                else:
+                    steps = whole
+            elif self._mode == MODE_LOCKSTEP:
+                steps = self._lockstep_steps
+            _grant(self, steps, "advance")   # the only check that can fail after validation
+            if self._mode == MODE_LIVE:
+                self._bank = b
+                self._alpha = b
+                # Saturates rather than wrapping: past 2**62 it reads "at least that many".
+                self._total_dropped = min(self._total_dropped + dropped, MAX_COUNT)
+            self._frame += 1
+            self._window_wall += d
+            self._window_ticks += steps
+            if self._window_wall >= 0.5:
+                self._realized = self._window_ticks * self._fixed_dt / self._window_wall
+                self._window_done = True
+                self._window_wall = 0.0
+                self._window_ticks = 0
+            first = self._tick
+            if self._mode == MODE_LIVE or self._mode == MODE_LOCKSTEP:   # the others run nothing
+                _run(self, self._owed)
+            return _step_result(self, first, dropped)
+        finally:
+            _release(self, claimed)
 
     def advance_ticks(self, n, /):
         """Run exactly ``n`` quanta now, in any mode, with no cap (batch).
@@ -422,13 +468,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         -------
         StepResult
         """
-        cdef int64_t count = _as_count(n, "n", 0)
-        self._check_can_advance()
-        cdef int64_t first = self._tick
-        if count > self._owed:
-            _grant(self, count - self._owed, "advance_ticks")
-        _run(self, count)
-        return _step_result(self, first, 0)
+        return _run_exactly(self, _as_count(n, "n", 0), "advance_ticks")
 
     def step_once(self):
         """Run exactly one quantum, in any mode (an owed one, if any is owed).
@@ -437,12 +477,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         -------
         StepResult
         """
-        self._check_can_advance()
-        cdef int64_t first = self._tick
-        if not self._owed:
-            _grant(self, 1, "step_once")
-        _run(self, 1)
-        return _step_result(self, first, 0)
+        return _run_exactly(self, 1, "step_once")
 
     @property
     def owed(self):
@@ -460,10 +495,15 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
         Timers still due at the current tick (after the one whose callback raised) stay due.
         """
-        self._check_can_advance()
-        cdef int64_t n = self._owed
-        self._owed = 0
-        self._total_dropped = min(self._total_dropped + n, MAX_COUNT)
+        cdef int claimed = _claim(self, "drop_owed")
+        cdef int64_t n
+        try:
+            self._check_can_advance()
+            n = self._owed
+            self._owed = 0
+            self._total_dropped = min(self._total_dropped + n, MAX_COUNT)
+        finally:
+            _release(self, claimed)
         return n
 
     def seek_tick(self, n, /):
@@ -476,14 +516,19 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         if self._mode != MODE_REPLAY:
             raise ValueError(f"seek_tick(n={n!r}) needs replay mode; the clock is in "
                              f"{_MODES[self._mode].value!r} mode")
-        self._check_can_advance()
-        if target == self._tick:
-            return
-        self._tick = target
-        self._owed = 0
-        self._discontinuities += 1
-        _realign_timers(self)
-        self._notify()
+        cdef int claimed = _claim(self, "seek_tick")
+        try:
+            self._check_can_advance()
+            if target == self._tick:
+                return
+            with cython.critical_section(self):   # the tick and the count change together
+                self._tick = target
+                self._owed = 0
+                self._discontinuities += 1
+            _realign_timers(self)
+            self._notify()
+        finally:
+            _release(self, claimed)
 
     # -- state -----------------------------------------------------------------------------
 
@@ -493,7 +538,11 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         The configuration, mode, tick, bank, alpha, owed quanta, counters, the realized-speed
         window and each scheduled or paused timer's schedule. ``restore`` puts it back.
         """
-        return _take_state(self)
+        cdef int claimed = _claim(self, "state")
+        try:
+            return _take_state(self)
+        finally:
+            _release(self, claimed)
 
     def restore(self, state, /):
         """Put the clock back exactly as it was when ``state`` was taken, in any mode.
@@ -504,21 +553,34 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         timers made since and still live here) is refused with a ValueError naming them,
         and nothing changes. Timers that ended since the state was taken live again.
         """
-        self._check_can_advance()
-        _check_restorable(self, state, False)
-        cdef ClockState s = <ClockState>state
-        _put_state(self, s, max(self._discontinuities, s.discontinuities) + 1)
+        cdef int claimed = _claim(self, "restore")
+        cdef ClockState s
+        try:
+            self._check_can_advance()
+            _check_restorable(self, state, False)
+            s = <ClockState>state
+            _put_state(self, s, max(self._discontinuities, s.discontinuities) + 1)
+        finally:
+            _release(self, claimed)
 
     def __reduce__(self):
         # The state goes in the third slot so that timers referring back to this clock
         # find it already made (pickle and deepcopy handle the cycle that way).
-        return (_new_clock, (type(self),), _take_state(self))
+        cdef int claimed = _claim(self, "pickling a clock")
+        try:
+            return (_new_clock, (type(self),), _take_state(self))
+        finally:
+            _release(self, claimed)
 
     def __setstate__(self, state):
         """Fill a clock being unpickled or deep-copied; a copy is exact, discontinuities too."""
-        self._check_can_advance()
-        _check_restorable(self, state, True)
-        _put_state(self, <ClockState>state, (<ClockState>state).discontinuities)
+        cdef int claimed = _claim(self, "__setstate__")
+        try:
+            self._check_can_advance()
+            _check_restorable(self, state, True)
+            _put_state(self, <ClockState>state, (<ClockState>state).discontinuities)
+        finally:
+            _release(self, claimed)
 
     def __copy__(self):
         raise TypeError("a shallow copy of a WorldClock would share its timers; "
@@ -566,7 +628,10 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     def next_due_tick(self):
         """The tick of the next active timer, or None: a headless harness can jump straight
         to it with ``advance_ticks(next_due_tick - tick)``."""
-        return self._keys[0].due if self._queue else None
+        cdef int claimed = _claim(self, "next_due_tick")
+        cdef int64_t due = self._keys[0].due if self._queue else -1
+        _release(self, claimed)
+        return due if due >= 0 else None
 
     def presenting(self):
         """A context manager marking render code: presentation costs zero world time.
@@ -581,6 +646,21 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
 # The advancing calls' shared steps, as inline functions rather than methods: the hot path
 # then makes no vtable calls.
+
+cdef inline StepResult _run_exactly(WorldClock clock, int64_t count, str call):
+    """``advance_ticks(count)`` and ``step_once()``: run ``count`` quanta, the owed first."""
+    cdef int64_t first
+    cdef int claimed = _claim(clock, call)
+    try:
+        clock._check_can_advance()
+        first = clock._tick
+        if count > clock._owed:
+            _grant(clock, count - clock._owed, call)
+        _run(clock, count)
+        return _step_result(clock, first, 0)
+    finally:
+        _release(clock, claimed)
+
 
 cdef inline int _grant(WorldClock clock, int64_t n, str call) except -1:
     """Owe n more quanta, refusing any that would take the tick past 2**62."""
@@ -598,7 +678,7 @@ cdef inline int _run(WorldClock clock, int64_t n) except -1:
     if n:
         clock._tick += n
         clock._owed -= n
-        if clock._waiters:
+        if _has_waiters(clock):
             clock._notify()
     return 0
 

@@ -68,6 +68,7 @@ The clock's configuration: an immutable value.
         Quanta per ``advance`` in lockstep mode; 1 to 2**32.
     """
 
+    # Filled by __init__ and never changed after: any thread reads it (threads.pxi).
     cdef bint _frozen
     cdef readonly double fixed_dt
     cdef readonly double scale

@@ -66,6 +66,9 @@ A simulation that steps every ``k`` quanta of a clock.
         The follower owes the steps due after this tick.
     """
 
+    # Its owner's (threads.pxi): period is fixed once made; a take changes the others under the
+    # critical sections of the follower and of its clock, so that two takes never tear them
+    # and a take reads the clock's tick and discontinuity count as one pair.
     cdef readonly int64_t period
     cdef int64_t _last_tick
     cdef int64_t _discontinuities
@@ -87,9 +90,12 @@ A simulation that steps every ``k`` quanta of a clock.
         A new follower owes nothing for the past. ``dt`` must be a whole number of quanta.
         """
         cdef ClockFollower f = ClockFollower.__new__(ClockFollower)
-        f.period = ticks_per_step(dt, clock._fixed_dt)
-        f._last_tick = clock._tick
-        f._discontinuities = clock._discontinuities
+        cdef double fixed_dt
+        with cython.critical_section(clock):   # one configuration's quantum, tick and count
+            fixed_dt = clock._fixed_dt
+            f._last_tick = clock._tick
+            f._discontinuities = clock._discontinuities
+        f.period = ticks_per_step(dt, fixed_dt)
         return f
 
     @property
@@ -103,18 +109,23 @@ A simulation that steps every ``k`` quanta of a clock.
         After the clock was configured or sought, returns 0 once and resynchronises to the
         clock's current tick.
         """
-        return self._take(clock)
+        cdef int64_t n
+        with cython.critical_section(self, clock):
+            n = self._take(clock)
+        return n
 
     def take_due(self, WorldClock clock not None, /):
         """Like ``take``, but the due ticks themselves: a ``range`` of multiples of ``k``.
 
         For a follower that needs the tick each step fell due at (to stamp its output).
         """
-        cdef int64_t n = self._take(clock)
-        cdef int64_t last = clock._tick // self.period * self.period
+        cdef int64_t n, last
+        with cython.critical_section(self, clock):
+            n = self._take(clock)
+            last = self._last_tick // self.period * self.period   # the tick the take read
         return range(last - (n - 1) * self.period, last + 1, self.period) if n else range(0)
 
-    cdef int64_t _take(self, WorldClock clock):
+    cdef int64_t _take(self, WorldClock clock) noexcept:
         cdef int64_t tick = clock._tick
         cdef int64_t n
         if self._discontinuities != clock._discontinuities:

@@ -17,6 +17,8 @@ The context ``WorldClock.presenting()`` returns: render code inside it costs zer
         The clock to mark; ``clock.presenting()`` is the usual way to make one.
     """
 
+    # Any thread enters and leaves (threads.pxi): _thread, and the clock's _presenters and
+    # _presenting, change under the critical sections of this context and of its clock.
     cdef WorldClock _clock      # None only for an instance made with __new__
     cdef object _thread         # the ident of the thread that entered it; None until then
 
@@ -29,25 +31,29 @@ The context ``WorldClock.presenting()`` returns: render code inside it costs zer
         if self._clock is None:
             raise RuntimeError("this Presentation has no clock: make it with "
                                "clock.presenting() or Presentation(clock)")
-        if self._thread is not None:
-            raise RuntimeError("this presenting() context is already entered")
         thread = threading.get_ident()
-        if self._clock._presenters is None:
-            self._clock._presenters = {}
-        presenters = self._clock._presenters
-        presenters[thread] = presenters.get(thread, 0) + 1
-        self._clock._presenting += 1
-        self._thread = thread
+        with cython.critical_section(self, self._clock):
+            if self._thread is not None:
+                raise RuntimeError("this presenting() context is already entered")
+            if self._clock._presenters is None:
+                self._clock._presenters = {}
+            presenters = self._clock._presenters
+            presenters[thread] = presenters.get(thread, 0) + 1
+            self._clock._presenting += 1
+            self._thread = thread
         return self._clock
 
     def __exit__(self, exc_type, exc, tb):
-        if self._thread is None:
+        if self._clock is None:
             raise RuntimeError("presenting() exited without being entered")
-        # Release the mark of the thread that entered, whichever thread leaves.
-        thread, self._thread = self._thread, None
-        presenters = self._clock._presenters
-        depth = presenters.pop(thread) - 1
-        if depth:
-            presenters[thread] = depth
-        self._clock._presenting -= 1
+        with cython.critical_section(self, self._clock):
+            if self._thread is None:
+                raise RuntimeError("presenting() exited without being entered")
+            # Release the mark of the thread that entered, whichever thread leaves.
+            thread, self._thread = self._thread, None
+            presenters = self._clock._presenters
+            depth = presenters.pop(thread) - 1
+            if depth:
+                presenters[thread] = depth
+            self._clock._presenting -= 1
         return False

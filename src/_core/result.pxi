@@ -22,6 +22,7 @@ What one advancing call did: an immutable value.
         The tick after this call's last quantum: ``first_tick + steps``.
     """
 
+    # Filled before it is returned and never changed after: any thread reads it (threads.pxi).
     cdef readonly int64_t steps
     cdef readonly int64_t first_tick
     cdef readonly int64_t dropped

@@ -26,6 +26,7 @@ cdef class TimerState:
         Whether it is paused.
     """
 
+    # Filled when made and never changed after: any thread reads it (threads.pxi).
     cdef readonly Timer timer
     cdef readonly int64_t seq
     cdef int64_t _period
@@ -121,6 +122,7 @@ cdef class ClockState:
         The scheduled and paused timers, in creation order.
     """
 
+    # Filled when made and never changed after: any thread reads it (threads.pxi).
     cdef readonly ClockConfig config
     cdef readonly object mode
     cdef readonly int64_t tick
@@ -242,14 +244,17 @@ cdef int _put_state(WorldClock clock, ClockState s, int64_t discontinuities) exc
     cdef ClockConfig cfg = s.config
     cdef TimerState ts
     cdef Timer t
-    clock._fixed_dt, clock._scale, clock._max_steps = cfg.fixed_dt, cfg.scale, cfg.max_steps_per_advance
-    clock._cap_scales, clock._lockstep_steps = cfg.cap_scales_with_rate, cfg.lockstep_steps
-    clock._mode = _mode_index(s.mode)
-    clock._tick, clock._bank, clock._alpha, clock._owed = s.tick, s.bank, s.alpha, s.owed
-    clock._total_dropped, clock._frame = s.total_dropped, s.frame
-    clock._window_wall, clock._window_ticks = s.window_wall, s.window_ticks
-    clock._realized, clock._window_done = s.realized, s.window_done
-    clock._discontinuities, clock._timer_seq = discontinuities, s.timer_seq
+    cdef int mode = _mode_index(s.mode)
+    with cython.critical_section(clock):   # readers see the old (tick, t, count) or the new
+        clock._fixed_dt, clock._scale = cfg.fixed_dt, cfg.scale
+        clock._max_steps = cfg.max_steps_per_advance
+        clock._cap_scales, clock._lockstep_steps = cfg.cap_scales_with_rate, cfg.lockstep_steps
+        clock._mode = mode
+        clock._tick, clock._bank, clock._alpha, clock._owed = s.tick, s.bank, s.alpha, s.owed
+        clock._total_dropped, clock._frame = s.total_dropped, s.frame
+        clock._window_wall, clock._window_ticks = s.window_wall, s.window_ticks
+        clock._realized, clock._window_done = s.realized, s.window_done
+        clock._discontinuities, clock._timer_seq = discontinuities, s.timer_seq
     _queue_clear(clock)
     clock._paused_timers = None
     for ts in s.timers:

@@ -3,6 +3,7 @@
 # compares on contiguous memory; the Timer handles sit at the same positions in a Python list,
 # which holds their references (and so stays visible to the garbage collector). Each Timer
 # knows its position, so pausing or cancelling removes it at once: no stale entries.
+# The driver's alone (threads.pxi): every call that changes or reads it claims the clock.
 
 cdef struct TimerKey:
     int64_t due

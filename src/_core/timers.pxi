@@ -25,6 +25,8 @@ cdef class Timer:
         How many times the callback has been called.
     """
 
+    # The driver's, like its clock's queue (threads.pxi): _clock and callback are set once;
+    # the rest changes only inside driver calls, which claim the clock.
     cdef WorldClock _clock
     cdef readonly object callback
     cdef object __weakref__      # a paused timer is held by its handles only
@@ -77,34 +79,52 @@ cdef class Timer:
 
     def cancel(self):
         """Stop it for good; a cancelled timer never fires again. Cancelling twice is harmless."""
-        if self._state == TIMER_ENDED:
-            return
-        if self._state == TIMER_SCHEDULED:
-            _queue_remove(self._clock, self)
-        _forget_paused(self._clock, self)
-        self._state = TIMER_ENDED
+        if self._clock is None:
+            return   # a bare handle (made with __new__): inert
+        cdef int claimed = _claim(self._clock, "Timer.cancel")
+        try:
+            if self._state == TIMER_ENDED:
+                return
+            if self._state == TIMER_SCHEDULED:
+                _queue_remove(self._clock, self)
+            _forget_paused(self._clock, self)
+            self._state = TIMER_ENDED
+        finally:
+            _release(self._clock, claimed)
 
     def pause(self):
         """Stop it firing until ``resume()``; it keeps its grid."""
-        if self._state == TIMER_SCHEDULED:
-            _queue_remove(self._clock, self)
-            self._state = TIMER_PAUSED
-            self._pending = 0
-            if self._clock._paused_timers is None:
-                self._clock._paused_timers = weakref.WeakSet()
-            self._clock._paused_timers.add(self)
+        if self._clock is None:
+            return
+        cdef int claimed = _claim(self._clock, "Timer.pause")
+        try:
+            if self._state == TIMER_SCHEDULED:
+                _queue_remove(self._clock, self)
+                self._state = TIMER_PAUSED
+                self._pending = 0
+                if self._clock._paused_timers is None:
+                    self._clock._paused_timers = weakref.WeakSet()
+                self._clock._paused_timers.add(self)
+        finally:
+            _release(self._clock, claimed)
 
     def resume(self):
         """Put a paused timer back on its grid, at its first due tick after the current one."""
         cdef int64_t due
-        if self._state != TIMER_PAUSED:
+        if self._clock is None:
             return
-        _forget_paused(self._clock, self)
-        due = _resume_tick(self, self._clock._tick)
-        if due < 0:
-            self._state = TIMER_ENDED
-        else:
-            _queue_push(self._clock, self, due)
+        cdef int claimed = _claim(self._clock, "Timer.resume")
+        try:
+            if self._state != TIMER_PAUSED:
+                return
+            _forget_paused(self._clock, self)
+            due = _resume_tick(self, self._clock._tick)
+            if due < 0:
+                self._state = TIMER_ENDED
+            else:
+                _queue_push(self._clock, self, due)
+        finally:
+            _release(self._clock, claimed)
 
     def __reduce_ex__(self, protocol):
         # Say which callback stops a clock from pickling, rather than pickle's bare error.
@@ -181,17 +201,21 @@ cdef Timer _make_timer(WorldClock clock, int64_t period, int64_t delay, object c
         raise TypeError(f"callback must be callable, got {callback!r}")
     if catch_up not in _CATCH_UPS:
         raise ValueError(f"catch_up must be 'each' or 'coalesce', got {catch_up!r}")
-    if delay > MAX_COUNT - clock._tick:
-        raise ValueError(f"{name} of {delay} quanta from tick {clock._tick} falls past 2**62")
     cdef Timer timer = Timer.__new__(Timer)
-    timer._clock = clock
     timer.callback = callback
     timer._period = period
-    timer._anchor = clock._tick
     timer._coalesce = catch_up == "coalesce"
-    timer._seq = clock._timer_seq
-    clock._timer_seq += 1
-    _queue_push(clock, timer, clock._tick + delay)
+    cdef int claimed = _claim(clock, "making a timer")
+    try:
+        if delay > MAX_COUNT - clock._tick:
+            raise ValueError(f"{name} of {delay} quanta from tick {clock._tick} falls past 2**62")
+        timer._clock = clock
+        timer._anchor = clock._tick
+        timer._seq = clock._timer_seq
+        clock._timer_seq += 1
+        _queue_push(clock, timer, clock._tick + delay)
+    finally:
+        _release(clock, claimed)
     return timer
 
 

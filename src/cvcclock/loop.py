@@ -102,7 +102,9 @@ def _check_fps(value: object) -> float:
 class _Run:
     """One run's schedule and tallies, shared by ``run`` and ``run_async``.
 
-    Checks the run's arguments before anything else.
+    Checks the run's arguments before anything else. Made by each call and touched only by
+    the thread running it, the driver (src/_core/threads.pxi): the statistics are never
+    shared, so they need no lock with the GIL or without it.
     """
 
     def __init__(self, loop: FrameLoop, on_frame: object, max_frames: int | None,
@@ -197,6 +199,11 @@ class FrameLoop:
         or ``spin`` is not a real number (a bool is not), or ``capture`` is not a bool.
     ValueError
         If ``fps`` or ``spin`` is out of range.
+
+    Notes
+    -----
+    A frame loop runs on its clock's one driver thread; ``capture`` and ``spin`` are its
+    configuration, set between runs.
     """
 
     def __init__(self, driver: WorldClock | FrameDriver, fps: float, *, capture: bool = False,

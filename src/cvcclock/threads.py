@@ -106,6 +106,13 @@ class _Worker(Generic[S]):
     """What the worker thread needs, and all it holds: never the ``SimThread`` itself.
 
     So a dropped ``SimThread`` is collected, and its ``weakref.finalize`` stops the worker.
+
+    Who touches what (the core's rule, src/_core/threads.pxi): the worker thread alone steps
+    the world, takes the follower (but for the one take ``caught_up`` makes holding ``cond``
+    while none is in flight) and writes ``latest``; any thread reads ``latest``,
+    ``progress`` and ``error``, each an attribute replaced whole by one store, so a reader
+    never sees half of one, with the GIL or without it. ``progress``, ``error`` and
+    ``closed`` change only under ``cond``; ``stop`` is an Event, safe from any thread.
     """
 
     def __init__(self, step: Callable[[float], object], snapshot: Callable[[], S],
@@ -160,7 +167,9 @@ class _Worker(Generic[S]):
                     clock.wait_for_tick_change(seen, _POLL)
         except BaseException as exc:   # noqa: BLE001 - errors never vanish: kept and re-raised
             with self.cond:
-                self.error, self.error_tb = exc, exc.__traceback__
+                # The traceback first: read() looks at error without the lock, then at it.
+                self.error_tb = exc.__traceback__
+                self.error = exc
                 self.cond.notify_all()
 
     def _run_due_steps(self) -> int | None:
@@ -171,10 +180,12 @@ class _Worker(Generic[S]):
 
         The invariant: ``progress`` says (epoch, t) only once every step due at or before
         tick t in that epoch has run and been published. ``take_due()`` reads the clock's
-        tick and count itself, in one call holding the GIL, and leaves the tick it used in
-        ``follower.last_tick``; so that tick, not a separate read of ``clock.tick`` (which the
-        driver may have moved since), is what is recorded. The epoch read before the take is
-        the one the take used if it is unchanged after the take, since the count only grows.
+        tick and count itself as one pair (holding the GIL, or without it the clock's
+        critical section, which configure, seek and restore hold too), and leaves the tick it
+        used in ``follower.last_tick``; so that tick, not a separate read of ``clock.tick``
+        (which the driver may have moved since), is what is recorded. The epoch read before
+        the take is the one the take used if it is unchanged after the take, since the count
+        only grows.
         """
         clock, follower = self.clock, self.follower
         with self.cond:
@@ -248,7 +259,8 @@ class SimThread(Generic[S]):
     never raises.
 
     The worker takes the GIL only to step and publish; while it waits for the clock it holds
-    nothing. ``read`` takes no lock at all.
+    nothing. ``read`` takes no lock at all. On a free-threaded CPython (3.13t, 3.14t) the GIL
+    stays off, and workers step their worlds in parallel with one another and the driver.
 
     A driver that wants a capture reproducible across a discontinuity calls
     ``wait_caught_up`` before ``configure`` or ``seek_tick``: the steps due before it run
