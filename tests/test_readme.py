@@ -108,3 +108,22 @@ def test_importing_cvcclock_prints_nothing(tmp_path):
     proc = subprocess.run([sys.executable, "-c", "import cvcclock"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=TIMEOUT)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+REPOSITORY_FILE = re.compile(
+    r"^https://(?:raw\.githubusercontent\.com/cvcclock/cvcclock/main"
+    r"|github\.com/cvcclock/cvcclock/blob/main)/(?P<path>.+)$")
+
+
+def test_every_link_works_from_the_package_index():
+    # The README is the long description on the index, where a relative link is broken: each
+    # link is absolute or an in-page anchor, and one into the repository names a real file.
+    text = README.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r'src="([^"]+)"', text)
+    assert links
+    root = README.parent
+    for link in links:
+        assert link.startswith(("https://", "http://", "#")), f"relative link {link!r}"
+        into_repository = REPOSITORY_FILE.match(link)
+        if into_repository:
+            assert (root / into_repository["path"]).is_file(), f"{link!r}: no such file"
