@@ -1,0 +1,94 @@
+"""Sphinx configuration for cvcclock's documentation.
+
+Built against the installed package (``pip install '.[docs]'``), warnings as errors:
+
+    sphinx-build -W --keep-going -b html docs docs/_build/html
+    sphinx-build -W -b doctest docs docs/_build/doctest
+"""
+
+import doctest
+import inspect
+
+from numpydoc.docscrape import NumpyDocString
+
+import cvcclock
+
+project = "cvcclock"
+author = "cvcclock developers"
+copyright = "cvcclock developers"  # noqa: A001 - Sphinx's name
+release = cvcclock.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.doctest",
+    "numpydoc",
+]
+
+exclude_patterns = ["_build"]
+nitpicky = False
+
+# No intersphinx: CI has no network beyond the package index.
+html_theme = "furo"
+html_title = f"cvcclock {release}"
+html_static_path: list[str] = []
+
+# autodoc: members in source order; the core's classes carry embedded signatures, so
+# inspect.signature sees the real parameters.
+autodoc_default_options = {
+    "members": True,
+    "member-order": "bysource",
+}
+autodoc_typehints = "signature"
+autoclass_content = "class"
+
+# numpydoc renders the Parameters/Attributes sections; the members are documented by
+# autodoc below each class, so numpydoc does not add its own member tables.
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = True
+numpydoc_xref_param_type = False
+
+# The guide's examples run as doctests; each page starts from a clean namespace.
+# Exception messages are compared too (Sphinx's default flags ignore them): an example that
+# shows an error shows the one the user gets.
+doctest_default_flags = doctest.ELLIPSIS | doctest.DONT_ACCEPT_TRUE_FOR_1
+doctest_test_doctest_blocks = "default"
+
+
+def _field_descriptions(cls: type) -> dict[str, str]:
+    """The descriptions a class docstring gives its fields (Attributes, then Parameters)."""
+    doc = NumpyDocString(inspect.getdoc(cls) or "")
+    found: dict[str, str] = {}
+    for section in ("Attributes", "Parameters"):
+        for item in doc[section]:
+            text = "\n".join(item.desc).strip()
+            for name in item.name.split(","):
+                found.setdefault(name.strip(), text)
+    return found
+
+
+def _fill_field_docstring(app, what, name, obj, options, lines):
+    """Give a field that has no docstring of its own the class docstring's description.
+
+    The core's value types (ClockConfig, StepResult, ClockState, ...) describe their fields
+    once, in the class docstring; their properties are C getsets with no docstring. Without
+    this, autodoc would list them bare. A module constant whose only docstring is its
+    type's (``__version__``, a str) gets none; the page says what it is.
+    """
+    if what == "data" and "\n".join(lines).strip() == (inspect.getdoc(type(obj)) or "").strip():
+        lines[:] = []
+        return
+    if what not in ("attribute", "property") or any(line.strip() for line in lines):
+        return
+    owner_name, _, field = name.rpartition(".")
+    module_name, _, class_name = owner_name.rpartition(".")
+    owner = getattr(__import__(module_name, fromlist=[class_name]), class_name, None)
+    if isinstance(owner, type):
+        description = _field_descriptions(owner).get(field)
+        if description:
+            lines[:] = description.splitlines()
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _fill_field_docstring, priority=400)
