@@ -7,6 +7,7 @@ Built against the installed package (``pip install '.[docs]'``), warnings as err
 """
 
 import doctest
+import importlib
 import inspect
 
 from numpydoc.docscrape import NumpyDocString
@@ -56,15 +57,16 @@ doctest_default_flags = doctest.ELLIPSIS | doctest.DONT_ACCEPT_TRUE_FOR_1
 doctest_test_doctest_blocks = "default"
 
 
-def _field_descriptions(cls: type) -> dict[str, str]:
-    """The descriptions a class docstring gives its fields (Attributes, then Parameters)."""
+def _field_descriptions(cls: type) -> dict[str, list[str]]:
+    """What a class docstring says of each field (Attributes, then Parameters): the
+    description, then the type as a ``:Type:`` field."""
     doc = NumpyDocString(inspect.getdoc(cls) or "")
-    found: dict[str, str] = {}
+    found: dict[str, list[str]] = {}
     for section in ("Attributes", "Parameters"):
         for item in doc[section]:
-            text = "\n".join(item.desc).strip()
+            lines = [*item.desc, "", f":Type: {item.type}"] if item.type else list(item.desc)
             for name in item.name.split(","):
-                found.setdefault(name.strip(), text)
+                found.setdefault(name.strip(), lines)
     return found
 
 
@@ -83,11 +85,9 @@ def _fill_field_docstring(app, what, name, obj, options, lines):
         return
     owner_name, _, field = name.rpartition(".")
     module_name, _, class_name = owner_name.rpartition(".")
-    owner = getattr(__import__(module_name, fromlist=[class_name]), class_name, None)
+    owner = getattr(importlib.import_module(module_name), class_name, None)
     if isinstance(owner, type):
-        description = _field_descriptions(owner).get(field)
-        if description:
-            lines[:] = description.splitlines()
+        lines[:] = _field_descriptions(owner).get(field, [])
 
 
 def setup(app):
