@@ -16,7 +16,7 @@ import cvcclock
 
 project = "cvcclock"
 author = "cvcclock developers"
-copyright = "cvcclock developers"  # noqa: A001 - Sphinx's name
+copyright = "cvcclock developers"
 release = cvcclock.__version__
 version = ".".join(release.split(".")[:2])
 
@@ -27,14 +27,14 @@ extensions = [
 ]
 
 exclude_patterns = ["_build"]
-nitpicky = False
 
 # No intersphinx: CI has no network beyond the package index.
 html_theme = "furo"
 html_title = f"cvcclock {release}"
 html_static_path: list[str] = []
 
-# autodoc: members in source order; the core's classes carry embedded signatures, so
+# autodoc: members in source order where autodoc can read the source (the Python layer),
+# alphabetical for the compiled core. The core's classes carry embedded signatures, so
 # inspect.signature sees the real parameters.
 autodoc_default_options = {
     "members": True,
@@ -50,11 +50,10 @@ numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
 numpydoc_xref_param_type = False
 
-# The guide's examples run as doctests; each page starts from a clean namespace.
-# Exception messages are compared too (Sphinx's default flags ignore them): an example that
-# shows an error shows the one the user gets.
+# The guide's examples, and the examples in the docstrings the API pages include, run as
+# doctests; each page starts from a clean namespace. Exception messages are compared too
+# (Sphinx's default flags ignore them): an example that shows an error shows the user's.
 doctest_default_flags = doctest.ELLIPSIS | doctest.DONT_ACCEPT_TRUE_FOR_1
-doctest_test_doctest_blocks = "default"
 
 
 def _field_descriptions(cls: type) -> dict[str, list[str]]:
@@ -90,5 +89,14 @@ def _fill_field_docstring(app, what, name, obj, options, lines):
         lines[:] = _field_descriptions(owner).get(field, [])
 
 
+def _protocol_signature(app, what, name, obj, options, signature, return_annotation):
+    """A Protocol (World, Simulator, SimWorld, FrameDriver) is implemented, not
+    constructed: show no ``(*args, **kwargs)`` for it."""
+    if what == "class" and getattr(obj, "_is_protocol", False):
+        return "", return_annotation
+    return None
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _fill_field_docstring, priority=400)
+    app.connect("autodoc-process-signature", _protocol_signature)
