@@ -98,5 +98,6 @@ def _protocol_signature(app, what, name, obj, options, signature, return_annotat
 
 
 def setup(app):
+    # Before numpydoc's listener (priority 500), which then renders what this one filled in.
     app.connect("autodoc-process-docstring", _fill_field_docstring, priority=400)
     app.connect("autodoc-process-signature", _protocol_signature)
