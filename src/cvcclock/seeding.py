@@ -94,6 +94,7 @@ class RandomStreams:
 
     Examples
     --------
+    >>> from cvcclock.seeding import RandomStreams
     >>> streams = RandomStreams(7)
     >>> spawn = streams.get("spawn").integers(0, 100, 3)
     >>> wind = streams.get("wind").normal()          # a new consumer
