@@ -5,10 +5,13 @@ What it shows:
 
 - where an arcade game would put its physics in ``on_fixed_update`` (arcade's accumulator at
   ``fixed_rate``), this one hands ``delta_time`` to cvcclock's binding in ``on_update`` and
-  steps the world each time its follower says a 1/60 s step fell due: the same steps for the
-  same frame times (tests/test_examples.py compares them frame by frame), plus pause,
-  single-step and speed through the binding's keys (Space, ``.``, Up/Down), replayable runs,
-  and no float drift over a long run;
+  steps the world each time its follower says a 1/60 s step fell due. For the same frame
+  times it runs the same steps as arcade's fixed clock (tests/test_examples.py compares them
+  frame by frame), with three differences: on exact ties (steady 1/60 s frames) it runs one
+  step every frame where arcade's float accumulator now and then runs 0 then 2; a frame
+  longer than 8 quanta (1/15 s) runs 4 steps and counts the rest as dropped, where arcade
+  (``fixed_frame_cap=None``) runs them all; and pause, single-step and speed come through
+  the binding's keys (Space, ``.``, Up/Down);
 - ``on_draw`` inside ``clock.presenting()``, drawing the ball interpolated by ``alpha``
   between its last two steps (drawn faint).
 

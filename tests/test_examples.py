@@ -253,17 +253,15 @@ ARCADE_DRIVER = """
     counts = []
     game = Compared(fixed_rate=ex.STEP_DT, update_rate=1e-4)   # every tick below is a frame
     rng = random.Random(15)
-    FRAMES = {frames}
-    for i, dt in enumerate(FRAMES):
-        if i == len(FRAMES) // 2:
-            game.dispatch_event("on_key_press", arcade.key.SPACE, 0)   # pause ...
-        if i == len(FRAMES) // 2 + 10:
-            game.dispatch_event("on_key_press", arcade.key.SPACE, 0)   # ... for 10 frames
+    for i, dt in enumerate({frames}):
+        if i in {pause}:                                 # Space: pause, then resume
+            game.dispatch_event("on_key_press", arcade.key.SPACE, 0)
         now[0] += dt
         pyglet.clock.tick()
         game.dispatch_events()                 # the window's queued events, as app.run does
     print(json.dumps({{"arcade": [a for a, _ in counts], "cvcclock": [c for _, c in counts],
-                      "tick": game.clock.tick, "steps": game.steps}}))
+                      "tick": game.clock.tick, "steps": game.steps,
+                      "dropped": game.clock.total_dropped}}))
 """
 
 
@@ -271,7 +269,7 @@ def test_arcade_on_update_gives_arcades_fixed_update_counts_frame_by_frame():
     pytest.importorskip("arcade")
     # Frame times as perf_counter measures them: uneven, never an exact multiple of 1/60.
     result = run_driver(ARCADE_DRIVER.format(
-        frames="[rng.uniform(0.004, 0.05) for _ in range(600)]"))
+        frames="[rng.uniform(0.004, 0.05) for _ in range(600)]", pause=(300, 310)))
     arcade, cvc = result["arcade"], result["cvcclock"]
     assert len(cvc) == 600 and sum(arcade) > 600
     half = 300
@@ -286,8 +284,21 @@ def test_arcade_on_update_on_steady_frames_runs_one_step_each_and_arcades_total(
     # Exactly 1/60 s frames on a 1/60 s step: every frame is a tie. cvcclock counts whole
     # quanta and runs one step each frame; arcade's float accumulator may put a tie's step
     # into the next frame, so its running total is only within one step of exact.
-    result = run_driver(ARCADE_DRIVER.format(frames="[1 / 60] * 600"))
+    result = run_driver(ARCADE_DRIVER.format(frames="[1 / 60] * 600", pause=(300, 310)))
     arcade, cvc = result["arcade"], result["cvcclock"]
     assert cvc[:300] == [1] * 300 and cvc[300:310] == [0] * 10 and cvc[310:] == [1] * 290
     assert all(abs(sum(arcade[:i]) - i) <= 1 for i in range(1, 601))
     assert result["steps"] == 590 and result["tick"] == 2 * 590
+
+
+def test_arcade_on_update_after_a_stall_runs_four_steps_where_arcade_runs_them_all():
+    pytest.importorskip("arcade")
+    # A 0.5 s stall: arcade (fixed_frame_cap=None) runs every missed step in that frame;
+    # cvcclock's stall guard runs 8 quanta (4 steps) and drops the other 52, keeping the
+    # fraction, so the frames after it get arcade's counts again.
+    result = run_driver(ARCADE_DRIVER.format(
+        frames="[rng.uniform(0.004, 0.05) for _ in range(100)] + [0.5]"
+               " + [rng.uniform(0.004, 0.05) for _ in range(100)]", pause=()))
+    arcade, cvc = result["arcade"], result["cvcclock"]
+    assert arcade[100] == 30 and cvc[100] == 4 and result["dropped"] == 52
+    assert cvc[:100] == arcade[:100] and cvc[101:] == arcade[101:]
