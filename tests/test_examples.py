@@ -17,6 +17,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -48,23 +49,21 @@ def run_driver(code: str) -> dict:
     return _run(["-c", "import sys; sys.path.insert(0, '.')\n" + textwrap.dedent(code)])
 
 
-def blobs(png: Path, color: tuple[int, int, int]):
-    """(x, y) of every pixel of this colour, y counted down from the top.
+def pixels(png: Path, color: tuple[int, int, int], y_up: bool):
+    """(xs, ys) of every pixel of this colour, y counted up from the bottom if y_up (pyglet
+    and arcade) or down from the top (pygame).
 
     Within 2 of each channel: OpenGL's float colours come back one off in some channels.
     """
-    np = pytest.importorskip("numpy")
     image = pytest.importorskip("PIL.Image")
     rgb = np.asarray(image.open(png).convert("RGB")).astype(int)
     ys, xs = np.nonzero((abs(rgb - color) <= 2).all(axis=-1))
-    return xs, ys, rgb.shape[0]
+    return xs, (rgb.shape[0] - 1 - ys if y_up else ys)
 
 
 def assert_interpolated_ball(png: Path, result: dict, y_up: bool) -> None:
     """The bright ball lies, whole, at prev + alpha * (now - prev) (the summary's state)."""
-    xs, ys, height = blobs(png, BALL)
-    if y_up:                                   # pyglet and arcade count y from the bottom
-        ys = height - 1 - ys
+    xs, ys = pixels(png, BALL, y_up)
     (x0, y0), (x1, y1), a = result["prev"], result["now"], result["alpha"]
     assert 0.8 * math.pi * RADIUS**2 < len(xs) < 1.2 * math.pi * RADIUS**2
     assert xs.mean() == pytest.approx(x0 + (x1 - x0) * a, abs=1)
@@ -73,9 +72,7 @@ def assert_interpolated_ball(png: Path, result: dict, y_up: bool) -> None:
 
 def assert_two_ghosts(png: Path, result: dict, y_up: bool) -> None:
     """The two stepped positions are drawn faint, each whole and apart from the ball."""
-    xs, ys, height = blobs(png, GHOST)
-    if y_up:
-        ys = height - 1 - ys
+    xs, ys = pixels(png, GHOST, y_up)
     (x0, y0), (x1, y1) = result["prev"], result["now"]
     assert math.dist((x0, y0), (x1, y1)) > 4 * RADIUS       # the ball fits between them
     near_prev = (xs - x0) ** 2 + (ys - y0) ** 2 < (xs - x1) ** 2 + (ys - y1) ** 2
@@ -149,7 +146,7 @@ def test_pygame_keys_through_the_event_queue_pause_step_and_speed_the_world():
     assert result["faster"]["tree"]["sim.speed"] == 2.0 and result["faster"]["tick"] == 92 + 40
     assert result["slower"]["tree"]["sim.speed"] == 0.5 and result["slower"]["tick"] == 132 + 10
     assert result["slower"]["steps"] == 142 // 12
-    assert all(result[n]["ran"] for n in ("live", "paused", "resumed", "faster", "slower"))
+    assert all(frame["ran"] for name, frame in result.items() if name != "quit")
     assert result["quit"] is False
 
 
@@ -271,15 +268,15 @@ def test_arcade_on_update_gives_arcades_fixed_update_counts_frame_by_frame():
     result = run_driver(ARCADE_DRIVER.format(
         frames="[rng.uniform(0.004, 0.05) for _ in range(600)]", pause=(300, 310)))
     arcade, cvc = result["arcade"], result["cvcclock"]
-    assert len(cvc) == 600 and sum(arcade) > 600
-    half = 300
-    # Paused for frames 300..309: the recipe's world stops, arcade's fixed clock runs on.
-    assert cvc[half:half + 10] == [0] * 10 and sum(arcade[half:half + 10]) > 0
-    assert cvc[:half] == arcade[:half]
+    assert len(cvc) == len(arcade) == 600
+    assert cvc[:300] == arcade[:300]
+    # Paused for frames 300..309: the recipe's world stops, arcade's fixed clock runs on (so
+    # from there on the two are out of phase, and not compared).
+    assert cvc[300:310] == [0] * 10 and sum(arcade[300:310]) > 0
     assert result["steps"] == sum(cvc) == result["tick"] // 2
 
 
-def test_arcade_on_update_on_steady_frames_runs_one_step_each_and_arcades_total():
+def test_arcade_on_update_on_steady_frames_runs_one_step_each_arcade_within_one():
     pytest.importorskip("arcade")
     # Exactly 1/60 s frames on a 1/60 s step: every frame is a tie. cvcclock counts whole
     # quanta and runs one step each frame; arcade's float accumulator may put a tie's step
