@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
 
     game = Game(args.wall_dt, args.frames)
     pyglet.app.run(1 / 60)                     # redraws (on_draw) at 60 Hz until exit()
-    if args.screenshot:
+    if args.screenshot and not game.has_exit:      # not when the user closed the window
         game.screenshot(args.screenshot)
     summary = {"frames": game.frames, "draws": game.draws, "tick": game.clock.tick,
                "k": game.physics.period, "steps": game.steps,

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
 TIMEOUT = 120                       # seconds per subprocess; each takes a few
 WALL_DT = repr(1 / 60)
 RADIUS = 14
@@ -101,6 +102,10 @@ def test_pygame_capture_steps_the_world_per_k_quanta_and_draws_it_interpolated(t
     assert result["k"] == 12 and 0 < result["alpha"] < 1
     assert_interpolated_ball(png, result, y_up=False)
     assert_two_ghosts(png, result, y_up=False)
+    # The README's picture is this frame (its text aside: fonts may render differently).
+    committed = ROOT / "docs" / "images" / "pygame_interpolated.png"
+    for color in (BALL, GHOST):
+        assert np.array_equal(pixels(png, color, False), pixels(committed, color, False))
 
 
 def test_pygame_keys_through_the_event_queue_pause_step_and_speed_the_world():
