@@ -320,9 +320,9 @@ class FrameLoop:
         passed to ``drive`` (fewer at the start of a run), like pygame's
         ``Clock.get_fps()``. It counts the frame being handled, so ``on_frame`` reads it up
         to date; in a capture every frame time is ``1 / target_fps``, so it reads
-        ``target_fps`` (to the rounding of the sum). 0.0 before the first frame of a run (each run starts afresh); after
-        a run, the rate of its last frames. Reading it costs a sum of 10 floats, and a
-        frame stores one float in a fixed ring, allocating nothing.
+        ``target_fps`` (to the rounding of the sum). 0.0 before the first frame of a run
+        (each run starts afresh); after a run, the rate of its last frames. Reading it costs
+        a sum of 10 floats, and a frame stores one float in a fixed ring, allocating nothing.
         """
         return self._rate.read()
 

@@ -55,3 +55,20 @@ class Scenario:
     def simulator(self) -> Simulator:
         """A fresh simulator for one attempt: a :class:`PointMassSimulator` unless overridden."""
         return PointMassSimulator()
+
+
+def declares_dt(scenario: Scenario) -> bool:
+    """Whether ``scenario`` has a time step of its own: ``dt`` set on it or on its class (or
+    a base class) below :class:`Scenario`, rather than the default it inherits.
+
+    A scenario that declares its time step may count on it (steps, limits, physics tuned to
+    it); one that does not has no time step in mind, as a Scenic scenario has none.
+    """
+    if "dt" in getattr(scenario, "__dict__", ()):
+        return True
+    for cls in type(scenario).__mro__:
+        if cls is Scenario:
+            return False
+        if "dt" in vars(cls):
+            return True
+    return False
