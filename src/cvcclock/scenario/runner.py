@@ -612,7 +612,7 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,
     while runner.result is None:
         clock.advance_ticks(runner.follower.period)
         steps += runner.pump()
-        if warn_at is not None and steps >= warn_at:
+        if warn_at is not None and steps >= warn_at and runner.result is None:
             _warn_unbounded(scenario, steps, runner.dt)
             warn_at = None
     return runner.result

@@ -58,12 +58,16 @@ class Scenario:
 
 
 def declares_dt(scenario: Scenario) -> bool:
-    """Whether ``scenario`` has a time step of its own: ``dt`` set on it or on its class (or
-    a base class) below :class:`Scenario`, rather than the default it inherits.
+    """Whether ``scenario`` has a time step of its own: ``dt`` set, and not to None, on it or
+    on its class (or a base class) below :class:`Scenario`, rather than the default it
+    inherits.
 
     A scenario that declares its time step may count on it (steps, limits, physics tuned to
-    it); one that does not has no time step in mind, as a Scenic scenario has none.
+    it); one that does not has no time step in mind, as a Scenic scenario has none, and
+    ``dt = None`` says that the runner must be given one.
     """
+    if scenario.dt is None:
+        return False
     if "dt" in getattr(scenario, "__dict__", ()):
         return True
     for cls in type(scenario).__mro__:
