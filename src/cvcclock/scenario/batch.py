@@ -150,7 +150,10 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
         complete (raising from it stops the batch).
     **simulate_kwargs
         ``max_steps``, ``time_limit``, ``max_iterations``, ``dt``,
-        ``raise_guard_violations``: passed to every ``simulate`` call.
+        ``raise_guard_violations``: passed to every ``simulate`` call, and checked here
+        as it checks them (``time_limit=math.inf`` for runs that end only when their
+        scenario does; without a limit, a run that goes past 100,000 time steps warns in
+        its worker).
 
     Yields
     ------
