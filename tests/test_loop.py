@@ -357,11 +357,12 @@ def test_a_capture_reads_its_target_rate():
                         repr(loop))
 
 
-def test_fps_is_positive_in_a_real_time_run():
+def test_fps_of_a_real_time_run_never_exceeds_its_target_over_its_first_ten_frames():
     loop = FrameLoop(WorldClock(ClockConfig(fixed_dt=0.001)), 500)
     assert loop.fps == 0.0
-    loop.run(max_frames=12)
-    assert 0.0 < loop.fps <= 500 * 1.01       # a frame never runs before its deadline
+    loop.run(max_frames=10)
+    # Frame 9 runs no sooner than 10 periods after the start, however loaded the machine.
+    assert 0.0 < loop.fps <= 500 * (1 + 1e-9)
 
 
 # -- coroutines refused by run --------------------------------------------------------------
