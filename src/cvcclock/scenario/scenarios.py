@@ -34,7 +34,7 @@ class Scenario:
     dt : float
         The time step in seconds; only the top-level scenario's counts. The default, 0.1,
         is used unless the runner is given another. Set on a subclass or an instance, it
-        declares the scenario's time step (:func:`declares_dt`): a runner given another
+        declares the scenario's time step (``declares_dt``): a runner given another
         refuses it. None declares none: the runner must then be given one.
     """
 
