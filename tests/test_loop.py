@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
+import gc
 import re
 import time
+import warnings
 
 import pytest
 
@@ -197,7 +200,7 @@ def test_a_capture_that_is_not_a_bool_is_a_type_error(capture):
 def test_capture_and_fps_take_numpy_values():
     np = pytest.importorskip("numpy")
     loop = FrameLoop(WorldClock(), np.float32(50), capture=np.True_)
-    assert loop.capture is True and loop.fps == 50.0 and type(loop.fps) is float
+    assert loop.capture is True and loop.target_fps == 50.0 and type(loop.target_fps) is float
     assert loop.run(max_frames=np.int64(2)).frames == 2
     loop.capture = np.False_
     assert loop.capture is False
@@ -281,4 +284,149 @@ def test_pacing_stats_is_a_frozen_value():
     with pytest.raises(dataclasses.FrozenInstanceError):
         stats.frames = 2  # type: ignore[misc]
     loop = FrameLoop(WorldClock(), 60)
-    assert loop.fps == 60 and loop.period == 1 / 60 and not loop.capture
+    assert loop.target_fps == 60 and loop.period == 1 / 60 and not loop.capture
+
+
+# -- the live frame rate ---------------------------------------------------------------------
+
+
+class FakeTime:
+    """A perf_counter and sleep on a fake clock, for the loop module: real-time runs whose
+    frame times are exact. Every step is a power of two, so no sum is rounded."""
+
+    YIELD = 2.0 ** -20
+
+    def __init__(self) -> None:
+        self.now = 1024.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert seconds >= 0.0
+        self.now += seconds
+
+    def spin(self) -> None:
+        self.now += self.YIELD
+
+
+@pytest.fixture
+def fake_time(monkeypatch):
+    fake = FakeTime()
+    monkeypatch.setattr(loop_module, "time", fake)
+    monkeypatch.setattr(loop_module, "_yield", fake.spin)
+    return fake
+
+
+def test_fps_reads_the_realized_rate_over_the_last_ten_frames(fake_time):
+    binding = FakeBinding(WorldClock(ClockConfig(fixed_dt=1 / 64)))
+    loop = FrameLoop(binding, 32, spin=0)
+    assert loop.fps == 0.0                                   # no frame yet, as pygame
+    read: list[float] = []
+
+    def on_frame(i: int, r: StepResult) -> None:
+        read.append(loop.fps)
+        if i >= 20:
+            fake_time.sleep(1 / 16)       # from frame 20 on, each frame works two periods
+
+    loop.run(on_frame, max_frames=40)
+    dts = binding.wall_dts
+    assert dts[:21] == [1 / 32] * 21 and dts[21:] == [1 / 16] * 19
+    # The mean of the frame times so far (the current frame's included), then of the last 10.
+    assert read == [min(i + 1, 10) / sum(dts[max(0, i - 9):i + 1]) for i in range(40)]
+    assert read[:21] == [32.0] * 21 and read[30:] == [16.0] * 10
+    assert read[25] == 10 / (5 / 32 + 5 / 16)
+    assert loop.fps == 16.0 and loop.target_fps == 32.0      # kept after the run
+
+
+def test_each_run_starts_its_rate_afresh(fake_time):
+    loop = FrameLoop(WorldClock(), 32, spin=0)
+    loop.run(max_frames=3)
+    assert loop.fps == 32.0
+    asked: list[float] = []
+    loop.run(until=lambda: bool(asked.append(loop.fps)) or len(asked) > 2)
+    assert asked == [0.0, 32.0, 32.0]
+
+
+def test_a_capture_reads_its_target_rate():
+    loop = FrameLoop(WorldClock(), 64, capture=True)
+    read: list[float] = []
+    loop.run(lambda i, r: read.append(loop.fps), max_frames=25)
+    assert read == [64.0] * 25
+    assert re.fullmatch(r"<FrameLoop target 64.0 fps, live 64.0 fps, capture, clock tick=\d+>",
+                        repr(loop))
+
+
+def test_fps_of_a_real_time_run_never_exceeds_its_target_over_its_first_ten_frames():
+    loop = FrameLoop(WorldClock(ClockConfig(fixed_dt=0.001)), 500)
+    assert loop.fps == 0.0
+    loop.run(max_frames=10)
+    # Frame 9 runs no sooner than 10 periods after the start, however loaded the machine.
+    assert 0.0 < loop.fps <= 500 * (1 + 1e-9)
+
+
+# -- coroutines refused by run --------------------------------------------------------------
+
+
+async def _async_on_frame(i: int, r: StepResult) -> None:
+    pass
+
+
+class _AsyncCallable:
+    async def __call__(self, i: int, r: StepResult) -> None:
+        pass
+
+
+@pytest.mark.parametrize("on_frame", [_async_on_frame, functools.partial(_async_on_frame),
+                                      _AsyncCallable()],
+                         ids=["coroutine function", "partial", "async __call__"])
+def test_run_refuses_a_coroutine_function_up_front_pointing_to_run_async(on_frame):
+    clock = WorldClock()
+    loop = FrameLoop(clock, 64, capture=True)
+    loop.run(max_frames=2)
+    before = (clock.frame, clock.tick, clock.t, loop.fps)
+    with pytest.raises(TypeError, match=r"on_frame must not be a coroutine function, got "
+                                        + re.escape(repr(on_frame)) + r".*FrameLoop.run_async"):
+        loop.run(on_frame, max_frames=3)
+    assert (clock.frame, clock.tick, clock.t, loop.fps) == before == (2, 3, 3 / 120, 64.0)
+    assert asyncio.run(loop.run_async(on_frame, max_frames=3)).frames == 3
+
+
+def test_run_takes_a_class_whose_instances_are_async_callables():
+    made: list[_AsyncCallable] = []
+
+    class Made(_AsyncCallable):
+        def __init__(self, i: int, r: StepResult) -> None:
+            made.append(self)
+
+    FrameLoop(WorldClock(), 60, capture=True).run(Made, max_frames=2)   # returns no coroutine
+    assert len(made) == 2
+
+
+def test_run_refuses_a_returned_coroutine_on_the_first_frame_and_closes_it():
+    clock = WorldClock()
+    loop = FrameLoop(clock, 60, capture=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(TypeError, match=r"on_frame returned a coroutine on frame 0, got "
+                                            r"<coroutine .*_async_on_frame.*run_async") as info:
+            loop.run(lambda i, r: _async_on_frame(i, r), max_frames=5)
+        del info
+        gc.collect()
+    assert clock.frame == 1                     # the frame that returned it was driven
+    assert not [w for w in caught if "never awaited" in str(w.message)]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["run", "run_async"])
+def test_a_coroutine_function_as_until_is_refused(use_async):
+    async def until() -> bool:
+        return False
+
+    clock = WorldClock()
+    loop = FrameLoop(clock, 60, capture=True)
+    with pytest.raises(TypeError, match=r"until must not be a coroutine function, got <function"):
+        if use_async:
+            asyncio.run(loop.run_async(until=until, max_frames=3))
+        else:
+            loop.run(until=until, max_frames=3)
+    assert clock.frame == 0

@@ -94,7 +94,8 @@ RUN_ARGUMENTS = [
     ({"time_limit": True}, T, "time_limit must be a real number, got True"),
     ({"time_limit": -0.1}, V, "time_limit must be finite and non-negative, got -0.1"),
     ({"time_limit": math.nan}, V, "time_limit must be finite and non-negative, got nan"),
-    ({"time_limit": math.inf}, V, "time_limit must be finite and non-negative, got inf"),
+    ({"time_limit": -math.inf}, V, "time_limit must be finite and non-negative, got -inf "
+                                   "(or math.inf for no limit)"),
     ({"time_limit": BIG}, V, "time_limit must be finite, got 1000"),
     ({"max_iterations": "3"}, T, "max_iterations must be an integer, got '3'"),
     ({"max_iterations": True}, T, "max_iterations must be an integer, got True"),

@@ -9,6 +9,7 @@ sleeps, so a rerun reproduces it frame for frame.
 from __future__ import annotations
 
 import collections
+import inspect
 import math
 import os
 import time
@@ -31,6 +32,10 @@ _ASYNC_SLACK = 1e-3
 # The spin's yield: releases the GIL so a SimThread's worker is not starved. On Linux
 # time.sleep(0) is a nanosleep costing ~80 us of timer slack, sched_yield ~2 us.
 _yield: Callable[[], object] = getattr(os, "sched_yield", None) or (lambda: time.sleep(0))
+
+# The frames FrameLoop.fps averages over: pygame's Clock.get_fps window, a sixth of a second
+# at 60 fps, so it follows a change of pace within a few frames.
+_FPS_WINDOW = 10
 
 # The frame-time errors a run keeps for its statistics: the most recent this many frames, so
 # an open-ended run's memory stays bounded (about 18 minutes at 60 fps).
@@ -91,6 +96,57 @@ def _check_callable(name: str, value: object) -> None:
         raise TypeError(f"{name} must be callable or None, got {value!r}")
 
 
+def _refuse_coroutine_function(name: str, value: object, why: str) -> None:
+    """A coroutine function (or an object whose ``__call__`` is one) is refused: called
+    without ``await`` it returns a coroutine and its body never runs."""
+    # An instance's __call__, read on its class as the call does; a class's call makes one.
+    call = None if isinstance(value, type) else getattr(type(value), "__call__", None)  # noqa: B004
+    if inspect.iscoroutinefunction(value) or inspect.iscoroutinefunction(call):
+        raise TypeError(f"{name} must not be a coroutine function, got {value!r}: {why}")
+
+
+def _refuse_coroutine(value: object, frame: int) -> None:
+    """``run``'s ``on_frame`` returned a coroutine: closed (never started, so no "never
+    awaited" warning follows), then refused."""
+    if inspect.iscoroutine(value):
+        value.close()
+        raise TypeError(f"on_frame returned a coroutine on frame {frame}, got {value!r}: "
+                        f"FrameLoop.run never awaits it; run an async on_frame with "
+                        f"FrameLoop.run_async")
+
+
+class _FrameRate:
+    """The live frame rate: frames per second over the last ``_FPS_WINDOW`` frame times.
+
+    A fixed ring of frame times, so a frame stores one float and allocates nothing; a read
+    sums the ring. Written only by the run's thread; a read from another thread racing a
+    frame may be a frame behind or mix two frames' windows, never a crash.
+    """
+
+    __slots__ = ("_count", "_next", "_times")
+    _times: list[float]
+    _next: int
+    _count: int
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._times = [0.0] * _FPS_WINDOW
+        self._next = 0
+        self._count = 0
+
+    def add(self, wall_dt: float) -> None:
+        self._times[self._next] = wall_dt
+        self._next = (self._next + 1) % _FPS_WINDOW
+        if self._count < _FPS_WINDOW:
+            self._count += 1
+
+    def read(self) -> float:
+        total = sum(self._times)    # the slots not yet written are 0.0
+        return self._count / total if total > 0.0 else 0.0
+
+
 def _check_fps(value: object) -> float:
     """A frame rate: a finite real number > 0 whose period ``1 / fps`` is finite too."""
     fps = check_real(value, "fps")
@@ -111,7 +167,10 @@ class _Run:
                  until: Until | None) -> None:
         _check_callable("on_frame", on_frame)
         _check_callable("until", until)
+        _refuse_coroutine_function("until", until, "the loop calls until() without awaiting "
+                                   "it, and a coroutine is true, so the run would stop at once")
         self.max_frames = None if max_frames is None else check_count(max_frames, "max_frames")
+        loop._rate.reset()        # the arguments are good: from here on the run has begun
         self.loop = loop
         self.until = until
         self.frames = 0
@@ -151,6 +210,7 @@ class _Run:
             self.errors.append(abs(wall_dt - loop.period))
             self.deadline += loop.period
         result = loop._drive(wall_dt)
+        loop._rate.add(wall_dt)
         self.dropped += result.dropped
         self.world_s += result.steps * loop.clock.fixed_dt
         self.wall_s += wall_dt
@@ -218,10 +278,11 @@ class FrameLoop:
         else:
             raise TypeError(f"driver must be a WorldClock or have drive(wall_dt) and a "
                             f"WorldClock .clock, got {driver!r}")
-        self._fps = _check_fps(fps)
+        self._target_fps = _check_fps(fps)
         self._capture = check_bool(capture, "capture")
         self._spin = check_seconds(spin, "spin")
-        self._period = 1.0 / self._fps
+        self._period = 1.0 / self._target_fps
+        self._rate = _FrameRate()
 
     @property
     def capture(self) -> bool:
@@ -247,13 +308,27 @@ class FrameLoop:
         return self._clock
 
     @property
+    def target_fps(self) -> float:
+        """The target frame rate, the constructor's ``fps``."""
+        return self._target_fps
+
+    @property
     def fps(self) -> float:
-        """The target frame rate."""
-        return self._fps
+        """The live frame rate: frames per second over the last 10 frames driven.
+
+        The realized rate, not the target: 10 divided by the sum of the last 10 frame times
+        passed to ``drive`` (fewer at the start of a run), like pygame's
+        ``Clock.get_fps()``. It counts the frame being handled, so ``on_frame`` reads it up
+        to date; in a capture every frame time is ``1 / target_fps``, so it reads
+        ``target_fps`` (to the rounding of the sum). 0.0 before the first frame of a run
+        (each run starts afresh); after a run, the rate of its last frames. Reading it costs
+        a sum of 10 floats, and a frame stores one float in a fixed ring, allocating nothing.
+        """
+        return self._rate.read()
 
     @property
     def period(self) -> float:
-        """The target frame time, ``1 / fps`` seconds (a capture's ``wall_dt``)."""
+        """The target frame time, ``1 / target_fps`` seconds (a capture's ``wall_dt``)."""
         return self._period
 
     def run(self, on_frame: OnFrame | None = None, *, max_frames: int | None = None,
@@ -278,11 +353,18 @@ class FrameLoop:
         Raises
         ------
         TypeError
-            If ``on_frame`` or ``until`` is neither callable nor None, or ``max_frames`` is
-            neither an integer (a bool is not) nor None; checked before the first frame.
+            If ``on_frame`` or ``until`` is neither callable nor None, ``on_frame`` or
+            ``until`` is a coroutine function (``run_async`` awaits an async ``on_frame``),
+            or ``max_frames`` is neither an integer (a bool is not) nor None; checked before
+            the first frame, so nothing has changed. Also if ``on_frame`` returns a
+            coroutine: that frame has been driven, the coroutine is closed unstarted, and
+            the run stops.
         ValueError
             If ``max_frames`` is negative or above 2**62.
         """
+        _refuse_coroutine_function("on_frame", on_frame, "FrameLoop.run would call it without "
+                                   "awaiting, so its body would never run; use "
+                                   "FrameLoop.run_async, which awaits it")
         run = _Run(self, on_frame, max_frames, until)
         while run.more():
             delay = run.coarse_sleep()
@@ -290,7 +372,7 @@ class FrameLoop:
                 time.sleep(delay)
             frame, result = run.frame()
             if on_frame is not None:
-                on_frame(frame, result)
+                _refuse_coroutine(on_frame(frame, result), frame)
         return run.stats()
 
     async def run_async(self, on_frame: OnFrame | Callable[[int, StepResult], Awaitable[object]]
@@ -320,4 +402,5 @@ class FrameLoop:
 
     def __repr__(self) -> str:
         kind = "capture" if self.capture else "real time"
-        return f"<FrameLoop {self._fps!r} fps {kind} clock tick={self._clock.tick}>"
+        return (f"<FrameLoop target {self._target_fps!r} fps, live {self.fps:.1f} fps, {kind}, "
+                f"clock tick={self._clock.tick}>")

@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from cvcclock.checks import check_bool, check_count, check_seconds
+from cvcclock.scenario._arguments import check_time_limit
 from cvcclock.scenario.batch_executors import (
     Backend,
     Chunk,
@@ -64,6 +65,7 @@ from cvcclock.scenario.batch_records import (
     scenario_reference,
 )
 from cvcclock.scenario.batch_summary import BatchSummary, Statistic, summarize
+from cvcclock.scenario.runner import check_dt
 from cvcclock.scenario.scenarios import Scenario
 
 __all__ = ["TARGET_CHUNK_SECONDS", "BatchResult", "BatchSummary", "FailedRun", "Statistic",
@@ -76,7 +78,7 @@ _MAX_CHUNK = 10_000
 _LOSSES_BEFORE_SPLIT = 2
 _OPTIONS: dict[str, Callable[[Any], Any]] = {
     "max_steps": lambda v: check_count(v, "max_steps"),
-    "time_limit": lambda v: check_seconds(v, "time_limit"),
+    "time_limit": check_time_limit,
     "max_iterations": lambda v: check_count(v, "max_iterations", minimum=1),
     "dt": lambda v: check_seconds(v, "dt", minimum=1e-6),
     "raise_guard_violations": lambda v: check_bool(v, "raise_guard_violations"),
@@ -148,7 +150,10 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
         complete (raising from it stops the batch).
     **simulate_kwargs
         ``max_steps``, ``time_limit``, ``max_iterations``, ``dt``,
-        ``raise_guard_violations``: passed to every ``simulate`` call.
+        ``raise_guard_violations``: passed to every ``simulate`` call, and checked here
+        as it checks them (``time_limit=math.inf`` for runs that end only when their
+        scenario does; without a limit, a run that goes past 100,000 time steps warns in
+        its worker).
 
     Yields
     ------
@@ -178,6 +183,7 @@ def _check(scenario: Scenario, seeds: Iterable[int], executor: Executor, workers
     if not isinstance(scenario, Scenario):
         raise TypeError(f"scenario must be a Scenario instance, got {scenario!r}")
     options = _check_options(simulate_kwargs)
+    check_dt(scenario, options.get("dt"))     # here, not once per run in the workers
     if workers is not None:
         if executor is not None:
             raise ValueError(f"workers={workers!r} sizes the default process pool; "

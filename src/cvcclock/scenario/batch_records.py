@@ -213,7 +213,7 @@ def options_text(options: Mapping[str, Any]) -> str:
     -------
     str
     """
-    return _dumps(dict(options))
+    return _dumps(_tag_non_finite(dict(options)))   # time_limit=math.inf, as lines write it
 
 
 def _line(seed: int, status: str, head: dict[str, Any], body: dict[str, Any]) -> str:
@@ -344,7 +344,7 @@ _ENCODER = _Encoder()
 
 _HEAD = re.compile(rb'\{"seed":(-?\d+),"status":"(completed|failed)",'
                    rb'"scenario":("(?:[^"\\]|\\.)*"),'
-                   rb'"options":(\{[^{}]*\}),"version":(\d+),')
+                   rb'"options":(\{(?:[^{}]|\{[^{}]*\})*\}),"version":(\d+),')
 
 
 @dataclasses.dataclass(frozen=True)

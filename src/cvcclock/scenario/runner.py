@@ -31,6 +31,8 @@ interrupted step is never run again, and every later pump, and ``result``, raise
 from __future__ import annotations
 
 import hashlib
+import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -41,6 +43,7 @@ from cvcclock.scenario._arguments import (
     check_optional_callable,
     check_seed,
     check_step,
+    check_time_limit,
     steps_for,
 )
 from cvcclock.scenario.behaviors import Take
@@ -53,7 +56,7 @@ from cvcclock.scenario.errors import (
     TooManyRejections,
 )
 from cvcclock.scenario.results import SimulationResult, TerminationType
-from cvcclock.scenario.scenarios import Scenario
+from cvcclock.scenario.scenarios import Scenario, declares_dt
 from cvcclock.scenario.scopes import Scope
 from cvcclock.scenario.simulation import Agent, Simulation
 from cvcclock.scenario.simulator import InvalidAction, Simulator
@@ -64,6 +67,9 @@ Trace = Callable[[int, str, "str | None"], object]
 """``trace(step, phase, subject)``: called as each phase starts; subject names the scenario,
 agent or monitor, or is None."""
 
+# simulate() with no limit warns once it has run this many time steps (about a second of a
+# small scenario): far past a scenario that ends itself, soon enough to see a runaway one.
+_UNBOUNDED_WARNING_STEPS = 100_000
 
 
 class _Ending(Exception):
@@ -100,13 +106,16 @@ class ScenarioRunner:
         The clock to follow; the runner never advances it.
     dt : float, optional
         The time step in seconds, a whole number of the clock's quanta; ``scenario.dt``
-        when omitted.
+        when omitted. A scenario that declares its own ``dt`` runs at that step only: give
+        the same or none (to run it at another, set ``dt`` on the scenario instance).
     seed : int
         The run's seed; attempt 0 uses it as is.
     max_steps : int, optional
         End the run (``TIME_LIMIT``) at this time step.
     time_limit : float, optional
-        End the run (``TIME_LIMIT``) at the first step at least this many seconds in.
+        End the run (``TIME_LIMIT``) at the first step at least this many seconds in;
+        ``math.inf`` for none, as None (for :func:`simulate` it says that a run without
+        a limit is meant).
     max_iterations : int
         Attempts before giving up with :class:`TooManyRejections`.
     simulator : callable, optional
@@ -136,7 +145,8 @@ class ScenarioRunner:
     TypeError
         If an argument is of the wrong type (``seed`` not an integer, a limit not a number).
     ValueError
-        If ``dt`` is not a whole number of quanta, or a limit is out of range.
+        If ``dt`` is not a whole number of quanta, differs from the ``dt`` the scenario
+        declares, or a limit is out of range.
 
     Any error is raised before the first attempt is set up, and leaves the clock as it was.
     """
@@ -155,7 +165,7 @@ class ScenarioRunner:
         self._trace = check_optional_callable(trace, "trace")
         # The scenario's own dt, not period * fixed_dt, which can differ in the last bit: the
         # physics must see the same dt on every clock the scenario runs on.
-        self.dt = _check_dt(scenario, dt)
+        self.dt = check_dt(scenario, dt)
         try:
             self.follower = ClockFollower.for_step(clock, self.dt)
         except (TypeError, ValueError) as e:
@@ -165,8 +175,10 @@ class ScenarioRunner:
             steps = check_count(max_steps, "max_steps")
             limits.append((steps, f"reached max_steps={steps}"))
         if time_limit is not None:
-            steps = steps_for(time_limit, self.dt, "time_limit")
-            limits.append((steps, f"reached time_limit={time_limit} s"))
+            seconds = check_time_limit(time_limit)
+            if seconds < math.inf:
+                limits.append((steps_for(seconds, self.dt, "time_limit"),
+                               f"reached time_limit={time_limit} s"))
         self._limit = min(limits) if limits else None
         self.scenario = scenario
         self._clock = clock
@@ -197,6 +209,23 @@ class ScenarioRunner:
     def error(self) -> BaseException | None:
         """The exception that failed the run, or None."""
         return None if self._failure is None else self._failure.error
+
+    def __repr__(self) -> str:
+        """The scenario, ``dt``, the clock's tick, the current attempt's steps and the state
+        (``running``, ``ended`` with its termination, or ``failed`` with its error); never
+        raises, even for a scenario whose ``name`` does."""
+        parts = (lambda: repr(self.scenario.name), lambda: f"dt={self.dt!r}",
+                 lambda: f"clock tick={self._clock.tick}",
+                 lambda: f"steps={self.simulation.step}", self._state)
+        return f"<ScenarioRunner {' '.join(_safe(part) for part in parts)}>"
+
+    def _state(self) -> str:
+        rejected = f"rejections={len(self._reasons)} " if self._reasons else ""
+        if self._failure is not None:
+            return f"{rejected}failed ({type(self._failure.error).__name__})"
+        if self._result is not None:
+            return f"{rejected}ended ({self._result.termination_type.value})"
+        return f"{rejected}running"
 
     def pump(self) -> int:
         """Run the time steps that fell due on the clock since the last pump.
@@ -473,18 +502,35 @@ def _dt_source(scenario: Scenario, dt: float | None) -> tuple[object, str]:
     return (scenario.dt, f"{type(scenario).__name__}.dt") if dt is None else (dt, "dt")
 
 
-def _check_dt(scenario: Scenario, dt: float | None) -> float:
-    """The time step, ``scenario.dt`` unless given: a finite number of seconds > 0."""
-    step, where = _dt_source(scenario, dt)
+def check_dt(scenario: Scenario, dt: float | None) -> float:
+    """The time step, ``scenario.dt`` unless given: a finite number of seconds > 0, and the
+    one the scenario declares, if it declares one (:func:`declares_dt`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the scenario, the argument and the value (both values for a mismatch).
+    """
+    given, where = _dt_source(scenario, dt)
     try:
-        return check_step(step, where)
+        step = check_step(given, where)
+        if dt is not None and declares_dt(scenario):
+            own_where = f"{type(scenario).__name__}.dt"
+            own = check_step(scenario.dt, own_where)
+            if own != step:
+                raise ValueError(
+                    f"dt={dt!r} differs from the time step the scenario declares, "
+                    f"{own_where}={scenario.dt!r}; a scenario that declares its time step may "
+                    f"count on it, so a runner does not override it: give no dt, or set dt on "
+                    f"the scenario instance (scenario.dt = {dt!r}) to run it at another step")
     except (TypeError, ValueError) as e:
         raise type(e)(f"scenario {scenario.name!r}: {e}") from None
+    return step
 
 
 def _own_clock_config(scenario: Scenario, dt: float | None) -> ClockConfig:
     """simulate()'s clock: its quantum is the time step, so errors name the time step."""
-    step = _check_dt(scenario, dt)
+    step = check_dt(scenario, dt)
     try:
         return ClockConfig(fixed_dt=step)
     except ValueError as e:
@@ -492,6 +538,23 @@ def _own_clock_config(scenario: Scenario, dt: float | None) -> ClockConfig:
         raise ValueError(f"scenario {scenario.name!r}: {where} must be at least the smallest "
                          f"quantum a clock can have, got {given!r}; simulate() runs on a clock "
                          f"whose quantum is the time step") from e
+
+
+def _safe(part: Callable[[], object]) -> str:
+    """``str(part())``, or what it raised: a repr must not fail on a broken part."""
+    try:
+        return str(part())
+    except Exception as e:     # noqa: BLE001 -- any error becomes the text shown instead
+        return f"<{_summary(e)}>"
+
+
+def _warn_unbounded(scenario: Scenario, steps: int, dt: float) -> None:
+    warnings.warn(
+        f"simulate() has run {steps:,} time steps ({steps * dt:g} s) of scenario "
+        f"{_safe(lambda: repr(scenario.name))} with neither time_limit nor max_steps, so it "
+        f"runs until the scenario ends itself, which may be never; give max_steps= or "
+        f"time_limit= to bound the run, or time_limit=math.inf to say that an unbounded run "
+        f"is meant (which silences this warning)", RuntimeWarning, stacklevel=3)
 
 
 def _summary(error: BaseException) -> str:
@@ -511,8 +574,18 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,
 
     The clock's quantum is the time step and is advanced with ``advance_ticks``; the result
     equals a :class:`ScenarioRunner`'s on any clock and pacing with the same arguments.
-    Parameters are those of :class:`ScenarioRunner`. Without a limit, a run whose
-    scenario never ends does not end either.
+    Parameters are those of :class:`ScenarioRunner`.
+
+    Without ``max_steps`` or ``time_limit`` the run ends only when the scenario ends itself
+    (its compose block, ``terminate_after``, a ``terminate_when`` condition, a monitor or a
+    behavior), which may be never: such a run warns once it has run 100,000 time steps.
+    ``time_limit=math.inf`` says that an unbounded run is meant, and does not warn.
+
+    Warns
+    -----
+    RuntimeWarning
+        When a run with neither ``max_steps`` nor ``time_limit`` reaches 100,000 time
+        steps (rejected attempts' steps included); it goes on.
 
     Returns
     -------
@@ -534,7 +607,12 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,
                             time_limit=time_limit, max_iterations=max_iterations,
                             simulator=simulator, raise_guard_violations=raise_guard_violations,
                             trace=trace)
+    warn_at = _UNBOUNDED_WARNING_STEPS if max_steps is None and time_limit is None else None
+    steps = 0
     while runner.result is None:
         clock.advance_ticks(runner.follower.period)
-        runner.pump()
+        steps += runner.pump()
+        if warn_at is not None and steps >= warn_at and runner.result is None:
+            _warn_unbounded(scenario, steps, runner.dt)
+            warn_at = None
     return runner.result

@@ -32,8 +32,10 @@ class Scenario:
     Attributes
     ----------
     dt : float
-        The time step in seconds, used unless the runner is given one; only the top-level
-        scenario's counts.
+        The time step in seconds; only the top-level scenario's counts. The default, 0.1,
+        is used unless the runner is given another. Set on a subclass or an instance, it
+        declares the scenario's time step (``declares_dt``): a runner given another
+        refuses it. None declares none: the runner must then be given one.
     """
 
     dt: float = 0.1
@@ -55,3 +57,24 @@ class Scenario:
     def simulator(self) -> Simulator:
         """A fresh simulator for one attempt: a :class:`PointMassSimulator` unless overridden."""
         return PointMassSimulator()
+
+
+def declares_dt(scenario: Scenario) -> bool:
+    """Whether ``scenario`` has a time step of its own: ``dt`` set, and not to None, on it or
+    on its class (or a base class) below :class:`Scenario`, rather than the default it
+    inherits.
+
+    A scenario that declares its time step may count on it (steps, limits, physics tuned to
+    it); one that does not has no time step in mind, as a Scenic scenario has none, and
+    ``dt = None`` says that the runner must be given one.
+    """
+    if scenario.dt is None:
+        return False
+    if "dt" in getattr(scenario, "__dict__", ()):
+        return True
+    for cls in type(scenario).__mro__:
+        if cls is Scenario:
+            return False
+        if "dt" in vars(cls):
+            return True
+    return False
