@@ -63,7 +63,7 @@ def make_loop():
 
 
 def loop_state(loop):
-    return (loop.fps, loop.period, loop.capture, loop.spin, clock_state(loop.clock))
+    return (loop.target_fps, loop.period, loop.capture, loop.spin, clock_state(loop.clock))
 
 
 def make_pycvc_clock():
