@@ -4,6 +4,8 @@ truth and last_tick, a timer's countdown, cancel_all and advance_to_next_due."""
 import copy
 import pickle
 import re
+import sysconfig
+import threading
 
 import pytest
 
@@ -704,3 +706,42 @@ def test_a_run_restored_mid_pause_goes_on_identically():
     again = [clock.advance(1 / 60), clock.resume(), clock.advance(1 / 60),
              clock.advance_to_next_due(), clock.advance(1 / 60)]
     assert again == first and (clock.state(), log.ticks[logged:]) == after
+
+
+# -- threads: the new driver calls keep the one-driver rule (src/_core/threads.pxi) ---------------
+
+WAIT = 30.0      # a deadlock guard on every wait and join, never a timing assertion
+
+
+def test_the_new_driver_calls_from_another_thread_during_a_callback_are_refused():
+    """While a callback runs on the driver, another thread's advance_to_next_due is refused
+    on every build; on a free-threaded build pause, resume and cancel_all are too (they
+    would race the driver's mode and timer queue). alpha_of is any thread's read."""
+    free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    inside, release = threading.Event(), threading.Event()
+
+    def blocking(tick):
+        inside.set()
+        assert release.wait(WAIT)
+
+    clock.after_ticks(2, blocking)
+    other = clock.every_ticks(5, print)
+    driver = threading.Thread(target=clock.advance_ticks, args=(3,), daemon=True)
+    driver.start()
+    try:
+        assert inside.wait(WAIT)
+        before = (clock.tick, clock.owed, clock.mode)
+        message = "another thread" if free_threaded else "inside a timer callback"
+        with pytest.raises(RuntimeError, match=message):
+            clock.advance_to_next_due()
+        if free_threaded:
+            for call in (clock.pause, clock.resume, lambda: clock.cancel_all(print)):
+                with pytest.raises(RuntimeError, match="another thread is advancing or changing"):
+                    call()
+        assert ClockFollower(1).alpha_of(clock) == 0.0
+        assert (clock.tick, clock.owed, clock.mode) == before == (2, 1, Mode.LIVE)
+    finally:
+        release.set()
+        driver.join(WAIT)
+    assert not driver.is_alive() and clock.tick == 3 and other.active
