@@ -144,8 +144,9 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
         The bank, the dropped count, the realized-speed window and the frame count restart
         too; the mode is kept, and so is the mode a paused clock resumes to (the pause is
-        the host's, not the configuration's). Followers see a discontinuity and resynchronise; every timer
-        ends (a timer's period in quanta may not survive a new quantum).
+        the host's, not the configuration's). Followers see a discontinuity and
+        resynchronise; every timer ends (a timer's period in quanta may not survive a new
+        quantum).
         """
         if not isinstance(config, ClockConfig):
             raise TypeError(f"config must be a ClockConfig, got {config!r}")

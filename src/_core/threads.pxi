@@ -21,7 +21,8 @@
 #   the timer heap; a call nested in a timer callback on the driver's thread is the driver's.
 # - the reads another thread may make are one aligned word (tick, alpha, discontinuities),
 #   or hold the clock's critical section where two fields must agree (t and the repr; a take
-#   and alpha_of, against a discontinuity); the caches of Python objects behind tick, t and alpha are bypassed.
+#   and alpha_of, against a discontinuity); the caches of Python objects behind tick, t and
+#   alpha are bypassed.
 # - a full fence orders publishing a tick before looking for waiters, and a waiter's
 #   registration before its look at the tick, so one of the two always sees the other.
 # Critical sections compile to nothing under the GIL, and so do the helpers below: the GIL
