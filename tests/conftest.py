@@ -13,9 +13,10 @@ import oracle
 def core_state_fields(state):
     """A core ClockState as the oracle's state tuple, for comparing the two."""
     timers = tuple((t.timer, t.seq, t.period_ticks or 0, t.catch_up == "coalesce", t.anchor,
-                    t.due, t.pending, t.fired, t.paused) for t in state.timers)
-    return (state.config, state.mode, state.tick, state.bank, state.alpha, state.owed,
-            state.total_dropped, state.frame, state.window_wall, state.window_ticks,
+                    t.due, t.pending, t.fired, t.paused,
+                    -1 if t.paused_at is None else t.paused_at) for t in state.timers)
+    return (state.config, state.mode, state.resume_mode, state.tick, state.bank, state.alpha,
+            state.owed, state.total_dropped, state.frame, state.window_wall, state.window_ticks,
             state.realized, state.window_done, state.discontinuities, state.timer_seq, timers)
 
 

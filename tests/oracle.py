@@ -74,6 +74,13 @@ class ModelResult:
     dropped: int
     alpha: float
 
+    @property
+    def last_tick(self) -> int:
+        return self.first_tick + self.steps
+
+    def __bool__(self) -> bool:
+        return self.steps != 0
+
 
 def model_ticks_per_step(dt: float, fixed_dt: float) -> int:
     ratio = dt / fixed_dt
@@ -100,6 +107,7 @@ class ModelTimer:
         self.seq = clock.timer_seq
         clock.timer_seq += 1
         self.pending = 0
+        self.paused_at = -1  # while paused: the tick it was paused at
         self.fired = 0
         self.coalesce = catch_up == "coalesce"
         self.state = SCHEDULED
@@ -125,6 +133,26 @@ class ModelTimer:
             return self.resume_tick(self.clock.tick)
         return self.due
 
+    @property
+    def remaining_ticks(self):
+        if self.state == ENDED:
+            return 0
+        now = self.paused_at if self.state == PAUSED else self.clock.tick
+        return max(self.due - now, 0)
+
+    @property
+    def remaining(self):
+        return self.remaining_ticks * self.clock.fixed_dt if self.remaining_ticks else 0.0
+
+    @property
+    def fraction(self):
+        if self.state == ENDED:
+            return 1.0
+        span = self.period or self.due - self.anchor
+        if span <= 0:
+            return 1.0
+        return float(span - min(self.remaining_ticks, span)) / float(span)
+
     def next_on_grid(self, after):
         if after < self.anchor:
             return self.anchor + self.period
@@ -142,6 +170,7 @@ class ModelTimer:
         if self.state == SCHEDULED:
             self.state = PAUSED
             self.pending = 0
+            self.paused_at = self.clock.tick
 
     def resume(self):
         if self.state == PAUSED:
@@ -155,6 +184,7 @@ class ModelTimer:
 class ModelClock:
     def __init__(self, config: ModelConfig | None = None) -> None:
         self._mode = Mode.LIVE
+        self.resume_mode = Mode.LIVE  # while paused, the mode it left; else the mode itself
         self.discontinuities = 0
         self.timer_seq = 0
         self.timers: list[ModelTimer] = []
@@ -176,9 +206,16 @@ class ModelClock:
         self.window_ticks = 0
         self.realized = 0.0
         self.window_done = False
-        self.discontinuities += 1
+        self.discontinuities += 1  # the mode, and the mode a pause left, are kept
         for timer in self.timers:  # configure() is a restart: every timer ends
             timer.state = ENDED
+
+    def __repr__(self) -> str:
+        extra = f" scale={self.scale!r}" if self.scale != 1.0 else ""
+        if self._mode is Mode.PAUSED:
+            extra += f" resume_mode={self.resume_mode.value!r}"
+        return (f"<WorldClock tick={self.tick} t={self.t!r} mode={self._mode.value!r} "
+                f"fixed_dt={self.fixed_dt!r}{extra}>")
 
     @property
     def mode(self) -> Mode:
@@ -187,10 +224,23 @@ class ModelClock:
     @mode.setter
     def mode(self, mode: Mode | str) -> None:
         self._mode = Mode(mode)
+        if self._mode is not Mode.PAUSED:
+            self.resume_mode = self._mode
         if self._mode is Mode.LIVE:
             self.alpha = self.bank
         elif self._mode is not Mode.PAUSED:
             self.alpha = 0.0
+
+    @property
+    def paused(self) -> bool:
+        return self._mode is Mode.PAUSED
+
+    def pause(self) -> None:
+        self.mode = Mode.PAUSED
+
+    def resume(self) -> None:
+        if self._mode is Mode.PAUSED:
+            self.mode = self.resume_mode
 
     @property
     def config(self) -> ModelConfig:
@@ -258,6 +308,17 @@ class ModelClock:
     def after(self, delay, callback):
         return self.after_ticks(model_ticks_per_step(delay, self.fixed_dt), callback)
 
+    def cancel_all(self, callback) -> int:
+        if not callable(callback):
+            raise TypeError(f"callback must be callable, got {callback!r}")
+        matches = [t for t in self._live_timers() if t.callback == callback]
+        cancelled = 0
+        for timer in matches:
+            if timer.state != ENDED:  # an __eq__ may have cancelled it already
+                timer.cancel()
+                cancelled += 1
+        return cancelled
+
     @property
     def next_due_tick(self):
         due = [(t.due, t.seq) for t in self.timers if t.state == SCHEDULED]
@@ -303,6 +364,17 @@ class ModelClock:
     def step_once(self) -> ModelResult:
         return self.advance_ticks(1)
 
+    def advance_to_next_due(self) -> ModelResult:
+        """Fire the timers due now (a callback raised before them), then run to the next."""
+        first = self.tick
+        if self.next_due_tick is not None and self.next_due_tick <= self.tick:
+            self._run(0)
+        if self.next_due_tick is not None:
+            n = self.next_due_tick - self.tick
+            self.owed = max(self.owed, n)
+            self._run(n)
+        return self._result(first, 0)
+
     def drop_owed(self) -> int:
         n, self.owed = self.owed, 0
         self.total_dropped += n
@@ -315,9 +387,10 @@ class ModelClock:
 
     def state(self) -> tuple:
         timers = tuple((t, t.seq, t.period, t.coalesce, t.anchor, t.due, t.pending, t.fired,
-                        t.state == PAUSED) for t in self._live_timers())
-        return (self.config, self._mode, self.tick, self.bank, self.alpha, self.owed,
-                self.total_dropped, self.frame, self.window_wall, self.window_ticks,
+                        t.state == PAUSED, t.paused_at if t.state == PAUSED else -1)
+                       for t in self._live_timers())
+        return (self.config, self._mode, self.resume_mode, self.tick, self.bank, self.alpha,
+                self.owed, self.total_dropped, self.frame, self.window_wall, self.window_ticks,
                 self.realized, self.window_done, self.discontinuities, self.timer_seq, timers)
 
     def restore(self, state: tuple) -> None:
@@ -326,17 +399,17 @@ class ModelClock:
         extra = [t for t in self._live_timers() if id(t) not in mine]
         if extra:
             raise ValueError(f"extra timers: {extra}")
-        config, self._mode, self.tick, self.bank, self.alpha, self.owed = fields[:6]
-        (self.total_dropped, self.frame, self.window_wall, self.window_ticks, self.realized,
-         self.window_done, saved_discontinuities, self.timer_seq) = fields[6:]
+        config, self._mode, self.resume_mode, self.tick, self.bank, self.alpha = fields[:6]
+        (self.owed, self.total_dropped, self.frame, self.window_wall, self.window_ticks,
+         self.realized, self.window_done, saved_discontinuities, self.timer_seq) = fields[6:]
         self.fixed_dt, self.scale = config.fixed_dt, config.scale
         self.max_steps_per_advance = config.max_steps_per_advance
         self.cap_scales_with_rate, self.lockstep_steps = (config.cap_scales_with_rate,
                                                           config.lockstep_steps)
         self.discontinuities = max(self.discontinuities, saved_discontinuities) + 1
-        for timer, seq, period, coalesce, anchor, due, pending, fired, paused in timers:
+        for timer, seq, period, coalesce, anchor, due, pending, fired, paused, at in timers:
             timer.seq, timer.period, timer.coalesce, timer.anchor = seq, period, coalesce, anchor
-            timer.due, timer.pending, timer.fired = due, pending, fired
+            timer.due, timer.pending, timer.fired, timer.paused_at = due, pending, fired, at
             timer.state = PAUSED if paused else SCHEDULED
 
     def seek_tick(self, n: int) -> None:
@@ -385,3 +458,6 @@ class ModelFollower:
 
     def alpha(self, tick: int, clock_alpha: float) -> float:
         return ((tick % self.period) + clock_alpha) / self.period
+
+    def alpha_of(self, clock: ModelClock) -> float:
+        return self.alpha(clock.tick, clock.alpha)

@@ -74,7 +74,7 @@ cdef int64_t MAX_BANK_SLOTS = 2 ** 32
 # The bank's arrays, one per field, in one allocation: name, dtype.
 cdef tuple _BANK_LAYOUT = (
     ("scale", "f8"), ("fixed_dt", "f8"), ("max_steps", "i8"), ("lockstep", "i8"),
-    ("cap_scales", "u1"), ("mode", "u1"), ("mode_seen", "u1"),
+    ("cap_scales", "u1"), ("mode", "u1"), ("mode_seen", "u1"), ("resume_mode", "u1"),
     ("tick", "i8"), ("dropped", "i8"), ("window_ticks", "i8"), ("steps", "i8"),
     ("bank", "f8"), ("window_wall", "f8"), ("realized", "f8"), ("alpha", "f8"),
     ("frame_base", "i8"), ("discontinuities", "i8"),
@@ -179,6 +179,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
     cdef bint _busy
     cdef cvc_bank _c              # pointers into _memory, for the C loops
     cdef uint8_t *_mode_seen      # the mode each slot last ran in (see _sync_slot)
+    cdef uint8_t *_resume_mode    # WorldClock._resume_mode of each slot, for clock_state
     cdef double *_alpha           # alpha of the slots not last seen live (live: the bank)
     cdef int64_t *_frame_base     # _frames when the slot was configured
     cdef int64_t *_discontinuities
@@ -262,6 +263,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
         # Everything made: now assign, so that a failure above leaves the bank as it was.
         self._memory, self._raw, self._arrays, self._n, self._c = memory, raw, arrays, n, c
         self._mode_seen = <uint8_t *>c.mode_seen
+        self._resume_mode = <uint8_t *>_at(base, offsets["resume_mode"])
         self._alpha = <double *>_at(base, offsets["alpha"])
         self._frame_base = <int64_t *>_at(base, offsets["frame_base"])
         self._discontinuities = <int64_t *>_at(base, offsets["discontinuities"])
@@ -609,7 +611,8 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
 
     cdef void _sync_slot(self, Py_ssize_t i) noexcept nogil:
         """Apply a mode written since slot i last ran, as ``WorldClock``'s mode setter does:
-        alpha is the bank (live), frozen (paused), or 0."""
+        alpha is the bank (live), frozen (paused), or 0; a paused slot remembers the mode it
+        left, as the clock does for ``resume()``."""
         cdef uint8_t mode = self._c.mode[i], seen = self._mode_seen[i]
         if mode == seen:
             return
@@ -618,6 +621,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
                 self._alpha[i] = self._c.bank[i]
         else:
             self._alpha[i] = 0.0
+            self._resume_mode[i] = mode
         self._mode_seen[i] = mode
 
     # -- one slot --------------------------------------------------------------------------
@@ -673,7 +677,8 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
                              cap_scales_with_rate=self._c.cap_scales[slot] != 0,
                              lockstep_steps=self._c.lockstep[slot])
         return _clock_state_from_fields(
-            config, _MODES[self._mode_seen[slot]], self._c.tick[slot], self._c.bank[slot],
+            config, _MODES[self._mode_seen[slot]], _MODES[self._resume_mode[slot]],
+            self._c.tick[slot], self._c.bank[slot],
             self._c.bank[slot] if live else self._alpha[slot], 0, self._c.dropped[slot],
             self._frames - self._frame_base[slot], self._c.window_wall[slot],
             self._c.window_ticks[slot], realized if realized >= 0.0 else 0.0,

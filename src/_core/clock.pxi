@@ -82,6 +82,8 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef bint _cap_scales
     cdef int64_t _lockstep_steps
     cdef int _mode
+    cdef int _resume_mode        # the mode resume() returns to: while paused, the one it left;
+                                 # otherwise _mode itself (so equal states mean equal futures)
     # world time and the bank: driver; any thread reads tick and alpha
     cdef int64_t _tick
     cdef object _tick_int        # the Python int of tick _tick_int_of, made by the last read;
@@ -141,8 +143,10 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         """Replace the configuration and restart at tick 0.
 
         The bank, the dropped count, the realized-speed window and the frame count restart
-        too; the mode is kept. Followers see a discontinuity and resynchronise; every timer
-        ends (a timer's period in quanta may not survive a new quantum).
+        too; the mode is kept, and so is the mode a paused clock resumes to (the pause is
+        the host's, not the configuration's). Followers see a discontinuity and
+        resynchronise; every timer ends (a timer's period in quanta may not survive a new
+        quantum).
         """
         if not isinstance(config, ClockConfig):
             raise TypeError(f"config must be a ClockConfig, got {config!r}")
@@ -234,6 +238,9 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         _release(self, claimed)
 
     cdef int _set_mode(self, int mode) noexcept:
+        # Entering paused keeps _resume_mode, which then still names the mode it left.
+        if mode != MODE_PAUSED:
+            self._resume_mode = mode
         self._mode = mode
         # alpha is the bank's fraction in live mode, 0 in the inspecting modes, and frozen
         # at its last value while paused.
@@ -242,6 +249,34 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         elif mode != MODE_PAUSED:
             self._alpha = 0.0
         return 0
+
+    @property
+    def paused(self):
+        """Whether the clock is in paused mode (by ``pause()`` or by ``mode = "paused"``)."""
+        return self._mode == MODE_PAUSED
+
+    def pause(self):
+        """Enter paused mode, remembering the mode it leaves for ``resume()``.
+
+        As ``mode = "paused"`` does: ``advance`` runs nothing and alpha stays frozen;
+        ``advance_ticks`` and ``step_once`` still run quanta. Pausing a paused clock changes
+        nothing (it still resumes to the mode it was first paused from).
+        """
+        cdef int claimed = _claim(self, "pause")
+        self._set_mode(MODE_PAUSED)
+        _release(self, claimed)
+
+    def resume(self):
+        """Leave paused mode for the mode it was paused from; nothing if not paused.
+
+        The mode is the one the clock was in when it entered paused mode, by ``pause()`` or
+        by ``mode = "paused"``; live for a clock that was never in another. Alpha then
+        follows that mode, as the ``mode`` setter's does.
+        """
+        cdef int claimed = _claim(self, "resume")
+        if self._mode == MODE_PAUSED:
+            self._set_mode(self._resume_mode)
+        _release(self, claimed)
 
     # -- observability -------------------------------------------------------------------
 
@@ -362,6 +397,19 @@ One notion of simulation time: an integer tick advanced in whole quanta.
                 cond.notify_all()
         return 0
 
+    def __repr__(self):
+        # Plain fields only, so that it never raises (an instance made with __new__ has the
+        # default configuration); the tick and quantum of one configuration, as t reads them.
+        cdef int64_t tick
+        cdef double fixed_dt
+        with cython.critical_section(self):
+            tick, fixed_dt = self._tick, self._fixed_dt
+        extra = f" scale={self._scale!r}" if self._scale != 1.0 else ""
+        if self._mode == MODE_PAUSED:
+            extra += f" resume_mode={_MODES[self._resume_mode].value!r}"
+        return (f"<{type(self).__name__} tick={tick} t={tick * fixed_dt!r} "
+                f"mode={_MODES[self._mode].value!r} fixed_dt={fixed_dt!r}{extra}>")
+
     # -- advancing -------------------------------------------------------------------------
 
     @property
@@ -479,6 +527,28 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         """
         return _run_exactly(self, 1, "step_once")
 
+    def advance_to_next_due(self):
+        """Run the quanta up to the next scheduled timer's due tick, firing it (batch).
+
+        ``advance_ticks(next_due_tick - tick)`` in one call, in any mode, with no cap: the
+        quanta owed are the first of those it runs, and quanta owed beyond that tick stay
+        owed. Timers still due at the current tick (left so by a callback that raised) fire
+        first, then it runs on to the next due tick after them. With no timer scheduled it
+        runs nothing and returns an empty result, so ``while clock.advance_to_next_due():``
+        runs a headless harness until its timers are spent.
+
+        Returns
+        -------
+        StepResult
+            Falsy exactly when no quantum ran.
+
+        Raises
+        ------
+        RuntimeError
+            Inside ``presenting()`` or a timer callback, as ``advance_ticks``.
+        """
+        return _run_to_next_due(self)
+
     @property
     def owed(self):
         """Quanta granted but not yet run, because a timer callback raised mid-call.
@@ -588,6 +658,39 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     # -- timers ----------------------------------------------------------------------------
 
+    def cancel_all(self, callback, /):
+        """Cancel every scheduled or paused timer whose callback equals ``callback``.
+
+        Equality, not identity: ``clock.cancel_all(obj.method)`` cancels the timers made
+        with any ``obj.method``, as pyglet's ``unschedule`` does. Safe inside a timer
+        callback, that timer's own included.
+
+        Parameters
+        ----------
+        callback : callable
+            The callback to match.
+
+        Returns
+        -------
+        int
+            How many timers it cancelled.
+        """
+        if not callable(callback):
+            raise TypeError(f"callback must be callable, got {callback!r}")
+        cdef int claimed = _claim(self, "cancel_all")
+        cdef Timer timer
+        cdef int64_t n = 0
+        try:
+            # Compare them all before cancelling any: an __eq__ that raises changes nothing.
+            matches = [timer for timer in _live_timers(self) if timer.callback == callback]
+            for timer in matches:
+                if timer._state != TIMER_ENDED:   # an __eq__ may have cancelled it already
+                    _end_timer(self, timer)
+                    n += 1
+        finally:
+            _release(self, claimed)
+        return n
+
     def every(self, interval, callback, *, catch_up="each"):
         """Call ``callback`` every ``interval`` world seconds, a whole number of quanta.
 
@@ -626,8 +729,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     @property
     def next_due_tick(self):
-        """The tick of the next active timer, or None: a headless harness can jump straight
-        to it with ``advance_ticks(next_due_tick - tick)``."""
+        """The tick of the next active timer, or None: ``advance_to_next_due()`` runs to it."""
         cdef int claimed = _claim(self, "next_due_tick")
         cdef int64_t due = self._keys[0].due if self._queue else -1
         _release(self, claimed)
@@ -657,6 +759,25 @@ cdef inline StepResult _run_exactly(WorldClock clock, int64_t count, str call):
         if count > clock._owed:
             _grant(clock, count - clock._owed, call)
         _run(clock, count)
+        return _step_result(clock, first, 0)
+    finally:
+        _release(clock, claimed)
+
+
+cdef StepResult _run_to_next_due(WorldClock clock):
+    """``advance_to_next_due()``: fire what is due now, then run to the next due tick."""
+    cdef int64_t first, n
+    cdef int claimed = _claim(clock, "advance_to_next_due")
+    try:
+        clock._check_can_advance()
+        first = clock._tick
+        if clock._queue and clock._keys[0].due <= clock._tick:
+            _run(clock, 0)     # no timer a callback makes or resumes falls due at this tick
+        if clock._queue:
+            n = clock._keys[0].due - clock._tick
+            if n > clock._owed:
+                _grant(clock, n - clock._owed, "advance_to_next_due")
+            _run(clock, n)
         return _step_result(clock, first, 0)
     finally:
         _release(clock, claimed)

@@ -149,6 +149,30 @@ A simulation that steps every ``k`` quanta of a clock.
         cdef double a = _as_fraction(clock_alpha, "clock_alpha")
         return ((t % self.period) + a) / self.period
 
+    def alpha_of(self, clock, /):
+        """``alpha(clock.tick, clock.alpha)``, with the tick and alpha read as one pair.
+
+        What a renderer calls to interpolate this follower between its last two steps.
+
+        Parameters
+        ----------
+        clock : WorldClock
+            The clock this follower steps with.
+
+        Returns
+        -------
+        float
+            The fraction into this follower's own step, in [0, 1).
+        """
+        if not isinstance(clock, WorldClock):
+            raise TypeError(f"clock must be a WorldClock, got {clock!r}")
+        cdef WorldClock c = <WorldClock>clock
+        cdef int64_t tick
+        cdef double a
+        with cython.critical_section(c):   # as take: never torn by configure or restore
+            tick, a = c._tick, c._alpha
+        return ((tick % self.period) + a) / self.period
+
     def __repr__(self):
         return f"ClockFollower({self.period}, start_tick={self._last_tick})"
 

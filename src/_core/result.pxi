@@ -20,6 +20,11 @@ What one advancing call did: an immutable value.
         The clock's alpha after the call: the bank's fraction of a quantum.
     last_tick : int
         The tick after this call's last quantum: ``first_tick + steps``.
+
+    Notes
+    -----
+    A result is falsy exactly when ``steps == 0``. Its repr is a valid call, so it shows
+    the four fields the constructor takes and not ``last_tick``, which follows from them.
     """
 
     # Filled before it is returned and never changed after: any thread reads it (threads.pxi).
@@ -47,6 +52,10 @@ What one advancing call did: an immutable value.
     def last_tick(self):
         """The tick after this call's last quantum: ``first_tick + steps``."""
         return self.first_tick + self.steps
+
+    def __bool__(self):
+        """False exactly when the call ran no quanta (``steps == 0``)."""
+        return self.steps != 0
 
     def _astuple(self):
         return (self.steps, self.first_tick, self.dropped, self.alpha)

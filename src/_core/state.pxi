@@ -24,6 +24,8 @@ cdef class TimerState:
         Callback calls so far.
     paused : bool
         Whether it is paused.
+    paused_at : int or None
+        The tick it was paused at (its countdown reads as of then); None unless paused.
     """
 
     # Filled when made and never changed after: any thread reads it (threads.pxi).
@@ -36,9 +38,15 @@ cdef class TimerState:
     cdef readonly int64_t pending
     cdef readonly int64_t fired
     cdef readonly bint paused
+    cdef int64_t _paused_at      # -1 unless paused
 
     def __init__(self):
         raise TypeError("TimerState values are made by WorldClock.state()")
+
+    @property
+    def paused_at(self):
+        """The tick it was paused at; None unless paused."""
+        return self._paused_at if self.paused else None
 
     @property
     def period_ticks(self):
@@ -52,7 +60,7 @@ cdef class TimerState:
 
     def _schedule(self):
         return (self.seq, self._period, self._coalesce, self.anchor, self.due, self.pending,
-                self.fired, self.paused)
+                self.fired, self.paused, self._paused_at)
 
     def __eq__(self, other):
         # A value: equal schedules are equal, whichever handles (or clocks) they belong to.
@@ -66,7 +74,8 @@ cdef class TimerState:
     def __repr__(self):
         return (f"TimerState(seq={self.seq}, period_ticks={self.period_ticks}, "
                 f"catch_up={self.catch_up!r}, anchor={self.anchor}, due={self.due}, "
-                f"pending={self.pending}, fired={self.fired}, paused={self.paused})")
+                f"pending={self.pending}, fired={self.fired}, paused={self.paused}, "
+                f"paused_at={self.paused_at})")
 
     def __copy__(self):
         return self
@@ -75,17 +84,20 @@ cdef class TimerState:
         return (_timer_state_from_fields, (self.timer,) + self._schedule())
 
 
-def _timer_state_from_fields(timer, seq, period, coalesce, anchor, due, pending, fired, paused):
+def _timer_state_from_fields(timer, seq, period, coalesce, anchor, due, pending, fired, paused,
+                             paused_at):
     """Unpickle a TimerState; the fields come from a TimerState's own __reduce__."""
-    return _timer_state(timer, seq, period, coalesce, anchor, due, pending, fired, paused)
+    return _timer_state(timer, seq, period, coalesce, anchor, due, pending, fired, paused,
+                        paused_at)
 
 
 cdef TimerState _timer_state(Timer timer, int64_t seq, int64_t period, bint coalesce,
                              int64_t anchor, int64_t due, int64_t pending, int64_t fired,
-                             bint paused):
+                             bint paused, int64_t paused_at):
     cdef TimerState ts = TimerState.__new__(TimerState)
     ts.timer, ts.seq, ts._period, ts._coalesce = timer, seq, period, coalesce
     ts.anchor, ts.due, ts.pending, ts.fired, ts.paused = anchor, due, pending, fired, paused
+    ts._paused_at = paused_at if paused else -1
     return ts
 
 
@@ -103,6 +115,9 @@ cdef class ClockState:
     config : ClockConfig
         The configuration, including values set on their own.
     mode : Mode
+    resume_mode : Mode
+        The mode ``resume()`` returns to: while paused, the mode the clock was paused from
+        (live if it never was in another); otherwise ``mode`` itself.
     tick : int
     bank : float
         Wall time banked, in quanta: the fraction of a quantum not yet run.
@@ -125,6 +140,7 @@ cdef class ClockState:
     # Filled when made and never changed after: any thread reads it (threads.pxi).
     cdef readonly ClockConfig config
     cdef readonly object mode
+    cdef readonly object resume_mode
     cdef readonly int64_t tick
     cdef readonly double bank
     cdef readonly double alpha
@@ -143,15 +159,15 @@ cdef class ClockState:
         raise TypeError("ClockState values are made by WorldClock.state()")
 
     def _fields(self):
-        return (self.config, self.mode, self.tick, self.bank, self.alpha, self.owed,
-                self.total_dropped, self.frame, self.window_wall, self.window_ticks,
+        return (self.config, self.mode, self.resume_mode, self.tick, self.bank, self.alpha,
+                self.owed, self.total_dropped, self.frame, self.window_wall, self.window_ticks,
                 self.realized, self.window_done, self.discontinuities, self.timer_seq,
                 self.timers)
 
     def _value(self):
         """The fields equality compares: all but ``discontinuities``."""
         fields = self._fields()
-        return fields[:12] + fields[13:]
+        return fields[:13] + fields[14:]
 
     def __eq__(self, other):
         if not isinstance(other, ClockState):
@@ -164,8 +180,10 @@ cdef class ClockState:
     def __repr__(self):
         if self.config is None:
             return "<ClockState empty: not made by WorldClock.state()>"
-        return (f"<ClockState tick={self.tick} mode={self.mode.value!r} bank={self.bank!r} "
-                f"owed={self.owed} timers={len(self.timers)}>")
+        resume = (f" resume_mode={self.resume_mode.value!r}" if self.mode is Mode.PAUSED
+                  else "")
+        return (f"<ClockState tick={self.tick} mode={self.mode.value!r}{resume} "
+                f"bank={self.bank!r} owed={self.owed} timers={len(self.timers)}>")
 
     def __copy__(self):
         return self
@@ -174,12 +192,17 @@ cdef class ClockState:
         return (_clock_state_from_fields, self._fields())
 
 
-def _clock_state_from_fields(config, mode, tick, bank, alpha, owed, total_dropped, frame,
-                             window_wall, window_ticks, realized, window_done,
+def _clock_state_from_fields(config, mode, resume_mode, tick, bank, alpha, owed, total_dropped,
+                             frame, window_wall, window_ticks, realized, window_done,
                              discontinuities, timer_seq, timers):
     """Unpickle a ClockState; the fields come from a ClockState's own __reduce__."""
     cdef ClockState s = ClockState.__new__(ClockState)
-    s.config, s.mode, s.tick, s.bank, s.alpha = config, Mode(mode), tick, bank, alpha
+    s.config, s.mode, s.resume_mode = config, Mode(mode), Mode(resume_mode)
+    if s.resume_mode is Mode.PAUSED or (s.mode is not Mode.PAUSED
+                                        and s.resume_mode is not s.mode):
+        raise ValueError(f"resume_mode must be the mode itself, or while paused the mode it "
+                         f"left; got mode={s.mode.value!r}, resume_mode={s.resume_mode.value!r}")
+    s.tick, s.bank, s.alpha = tick, bank, alpha
     s.owed, s.total_dropped, s.frame = owed, total_dropped, frame
     s.window_wall, s.window_ticks, s.realized = window_wall, window_ticks, realized
     s.window_done, s.discontinuities, s.timer_seq = window_done, discontinuities, timer_seq
@@ -202,13 +225,14 @@ cdef ClockState _take_state(WorldClock clock):
     cdef ClockState s = ClockState.__new__(ClockState)
     cdef Timer t
     s.config, s.mode, s.tick = clock.config, _MODES[clock._mode], clock._tick
+    s.resume_mode = _MODES[clock._resume_mode]
     s.bank, s.alpha, s.owed = clock._bank, clock._alpha, clock._owed
     s.total_dropped, s.frame = clock._total_dropped, clock._frame
     s.window_wall, s.window_ticks = clock._window_wall, clock._window_ticks
     s.realized, s.window_done = clock._realized, clock._window_done
     s.discontinuities, s.timer_seq = clock._discontinuities, clock._timer_seq
     s.timers = tuple([_timer_state(t, t._seq, t._period, t._coalesce, t._anchor, t._due,
-                                   t._pending, t.fired, t._state == TIMER_PAUSED)
+                                   t._pending, t.fired, t._state == TIMER_PAUSED, t._paused_at)
                       for t in _live_timers(clock)])
     return s
 
@@ -245,11 +269,12 @@ cdef int _put_state(WorldClock clock, ClockState s, int64_t discontinuities) exc
     cdef TimerState ts
     cdef Timer t
     cdef int mode = _mode_index(s.mode)
+    cdef int resume_mode = _mode_index(s.resume_mode)
     with cython.critical_section(clock):   # readers see the old (tick, t, count) or the new
         clock._fixed_dt, clock._scale = cfg.fixed_dt, cfg.scale
         clock._max_steps = cfg.max_steps_per_advance
         clock._cap_scales, clock._lockstep_steps = cfg.cap_scales_with_rate, cfg.lockstep_steps
-        clock._mode = mode
+        clock._mode, clock._resume_mode = mode, resume_mode
         clock._tick, clock._bank, clock._alpha, clock._owed = s.tick, s.bank, s.alpha, s.owed
         clock._total_dropped, clock._frame = s.total_dropped, s.frame
         clock._window_wall, clock._window_ticks = s.window_wall, s.window_ticks
@@ -262,7 +287,7 @@ cdef int _put_state(WorldClock clock, ClockState s, int64_t discontinuities) exc
         t._clock, t._seq, t._period, t._coalesce = clock, ts.seq, ts._period, ts._coalesce
         t._anchor, t._pending, t.fired = ts.anchor, ts.pending, ts.fired
         if ts.paused:
-            t._due, t._state = ts.due, TIMER_PAUSED
+            t._due, t._state, t._paused_at = ts.due, TIMER_PAUSED, ts._paused_at
             if clock._paused_timers is None:
                 clock._paused_timers = weakref.WeakSet()
             clock._paused_timers.add(t)

@@ -2,24 +2,27 @@
 # free-threaded CPython (3.13t, 3.14t), where no GIL makes each call run whole.
 #
 # The rule, the same on every build (each declaration says which side of it its state is on):
-# - one driver thread at a time changes a clock: the advancing calls, configure, seek_tick,
-#   restore, the setters, making timers and a Timer's cancel, pause and resume, and the calls
-#   that read the timer queue (state, pickling, next_due_tick). Timer callbacks run on it.
-# - any thread may read tick, t, alpha, discontinuities and fixed_dt, take a ClockFollower
-#   (its owner does; two takes on one follower never tear it either), wait_for_tick_change,
-#   and enter and leave presenting(). The values (ClockConfig, StepResult, ClockState,
-#   TimerState) never change once made, so any thread may read them. SimThread and FrameLoop
-#   (threads.py, loop.py) keep the rule.
-# The driver's other plain reads (frame, owed, mode, ...) are single words: another thread
-# reading one gets some recent value, but not a consistent set of them.
+# - one driver thread at a time changes a clock: the advancing calls (advance_to_next_due
+#   among them), configure, seek_tick, restore, the setters, pause and resume, making timers,
+#   cancel_all and a Timer's cancel, pause and resume, and the calls that read the timer queue
+#   (state, pickling, next_due_tick). Timer callbacks run on it.
+# - any thread may read tick, t, alpha, discontinuities and fixed_dt and the clock's repr, take
+#   a ClockFollower or its alpha_of (its owner does; two takes on one follower never tear it
+#   either), wait_for_tick_change, and enter and leave presenting(). The values (ClockConfig,
+#   StepResult, ClockState, TimerState) never change once made, so any thread may read them.
+#   SimThread and FrameLoop (threads.py, loop.py) keep the rule.
+# The driver's other plain reads (frame, owed, mode, paused, a Timer's next_tick and
+# countdown, ...) are single words: another thread reading one gets some recent value, but
+# not a consistent set of them.
 #
 # Under the GIL a core call runs whole except where it calls Python code. Without the GIL:
 # - a driver call claims the clock for its thread (a compare-and-swap on WorldClock._driver)
 #   and refuses, with a RuntimeError, to run while another thread holds it, rather than tear
 #   the timer heap; a call nested in a timer callback on the driver's thread is the driver's.
 # - the reads another thread may make are one aligned word (tick, alpha, discontinuities),
-#   or hold the clock's critical section where two fields must agree (t; a take, against a
-#   discontinuity); the caches of Python objects behind tick, t and alpha are bypassed.
+#   or hold the clock's critical section where two fields must agree (t and the repr; a take
+#   and alpha_of, against a discontinuity); the caches of Python objects behind tick, t and
+#   alpha are bypassed.
 # - a full fence orders publishing a tick before looking for waiters, and a waiter's
 #   registration before its look at the tick, so one of the two always sees the other.
 # Critical sections compile to nothing under the GIL, and so do the helpers below: the GIL

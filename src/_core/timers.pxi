@@ -23,6 +23,13 @@ cdef class Timer:
         Called as ``callback(tick)`` (catch_up "each") or ``callback(tick, count)`` ("coalesce").
     fired : int
         How many times the callback has been called.
+
+    Notes
+    -----
+    ``remaining_ticks``, ``remaining`` and ``fraction`` are a countdown for a cooldown bar
+    (Bevy's ``Timer`` has them). While a timer is paused they hold their values from the
+    moment it was paused; once resumed they count towards the tick ``resume()`` put it on
+    (its grid's next tick, or a one-shot's own tick), which ``next_tick`` reports meanwhile.
     """
 
     # The driver's, like its clock's queue (threads.pxi): _clock and callback are set once;
@@ -35,6 +42,8 @@ cdef class Timer:
     cdef int64_t _due            # the next due tick while scheduled or paused
     cdef int64_t _seq            # creation order, the tie-break at equal due ticks
     cdef int64_t _pending        # coalesce: intervals covered, to report at the moved due tick
+    cdef int64_t _paused_at      # while paused, the tick it was paused at: remaining_ticks and
+                                 # fraction read as of then
     cdef readonly int64_t fired
     cdef int32_t _heap_index     # its position in the clock's queue; -1 while not scheduled
     cdef uint8_t _state
@@ -63,6 +72,36 @@ cdef class Timer:
         return None if self._state == TIMER_ENDED or due < 0 else due
 
     @property
+    def remaining_ticks(self):
+        """Quanta until it next fires, as an int: 0 once it has ended, and 0 for a timer
+        still due at the current tick (a callback before it raised). Frozen while paused."""
+        return _remaining_ticks(self)
+
+    @property
+    def remaining(self):
+        """``remaining_ticks`` in world seconds, at the clock's ``fixed_dt``; 0.0 once ended."""
+        cdef int64_t r = _remaining_ticks(self)
+        return <double>r * self._clock._fixed_dt if r else 0.0
+
+    @property
+    def fraction(self):
+        """The fraction of its current interval elapsed, in [0, 1], for a cooldown bar.
+
+        0.0 when scheduled and just after each firing of a repeating timer, rising to 1.0 at
+        its due tick: ``1 - remaining_ticks / span``, where span is the period (a one-shot:
+        its delay). 1.0 once it has ended (fired, cancelled or ended by ``configure``).
+        Frozen while paused.
+        """
+        cdef int64_t span
+        if self._state == TIMER_ENDED:
+            return 1.0
+        span = self._period if self._period else self._due - self._anchor
+        if span <= 0:
+            return 1.0
+        # min: a coalescing timer carried past several intervals is due further than span
+        return <double>(span - min(_remaining_ticks(self), span)) / <double>span
+
+    @property
     def active(self):
         """True while it is scheduled to fire: not paused, cancelled or spent."""
         return self._state == TIMER_SCHEDULED
@@ -83,12 +122,8 @@ cdef class Timer:
             return   # a bare handle (made with __new__): inert
         cdef int claimed = _claim(self._clock, "Timer.cancel")
         try:
-            if self._state == TIMER_ENDED:
-                return
-            if self._state == TIMER_SCHEDULED:
-                _queue_remove(self._clock, self)
-            _forget_paused(self._clock, self)
-            self._state = TIMER_ENDED
+            if self._state != TIMER_ENDED:
+                _end_timer(self._clock, self)
         finally:
             _release(self._clock, claimed)
 
@@ -102,6 +137,7 @@ cdef class Timer:
                 _queue_remove(self._clock, self)
                 self._state = TIMER_PAUSED
                 self._pending = 0
+                self._paused_at = self._clock._tick
                 if self._clock._paused_timers is None:
                     self._clock._paused_timers = weakref.WeakSet()
                 self._clock._paused_timers.add(self)
@@ -168,6 +204,24 @@ cdef class Timer:
         state = ("active", "paused", "ended")[self._state]
         return (f"<Timer {state} period_ticks={self.period_ticks} next_tick={self.next_tick} "
                 f"fired={self.fired} catch_up={self.catch_up!r}>")
+
+
+cdef inline int64_t _remaining_ticks(Timer timer) noexcept:
+    """Quanta from now (or, paused, from the tick it was paused at) to its due tick."""
+    cdef int64_t now
+    if timer._state == TIMER_ENDED:
+        return 0
+    now = timer._paused_at if timer._state == TIMER_PAUSED else timer._clock._tick
+    return max(timer._due - now, 0)    # never negative, even for a forged state's timer
+
+
+cdef int _end_timer(WorldClock clock, Timer timer) except -1:
+    """Cancel a timer that is scheduled or paused: it never fires again."""
+    if timer._state == TIMER_SCHEDULED:
+        _queue_remove(clock, timer)
+    _forget_paused(clock, timer)
+    timer._state = TIMER_ENDED
+    return 0
 
 
 cdef inline int _forget_paused(WorldClock clock, Timer timer) except -1:

@@ -70,6 +70,8 @@ class StepResult:
     def __init__(
         self, steps: SupportsIndex, first_tick: SupportsIndex, dropped: SupportsIndex, alpha: float
     ) -> None: ...
+    def __bool__(self) -> bool:
+        """False exactly when the call ran no quanta."""
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
@@ -101,6 +103,12 @@ class WorldClock:
     @mode.setter
     def mode(self, value: Mode | str) -> None: ...
     @property
+    def paused(self) -> bool: ...
+    def pause(self) -> None:
+        """Enter paused mode, remembering the mode it leaves for ``resume()``."""
+    def resume(self) -> None:
+        """Leave paused mode for the mode it was paused from; nothing if not paused."""
+    @property
     def tick(self) -> int: ...
     @property
     def t(self) -> float: ...
@@ -122,6 +130,8 @@ class WorldClock:
         """Run exactly ``n`` quanta now, in any mode, with no cap."""
     def step_once(self) -> StepResult:
         """Run exactly one quantum, in any mode."""
+    def advance_to_next_due(self) -> StepResult:
+        """Run the quanta up to the next scheduled timer's due tick, firing it."""
     @property
     def owed(self) -> int: ...
     def drop_owed(self) -> int:
@@ -174,6 +184,8 @@ class WorldClock:
         """Call ``callback(tick, count)`` at most once per advancing call."""
     def after_ticks(self, k: SupportsIndex, callback: Callable[[int], object]) -> Timer:
         """Call ``callback(tick)`` once, ``k`` quanta from now."""
+    def cancel_all(self, callback: Callable[..., object], /) -> int:
+        """Cancel every scheduled or paused timer whose callback equals ``callback``."""
     @property
     def next_due_tick(self) -> int | None: ...
     @property
@@ -193,6 +205,12 @@ class Timer:
     def period_ticks(self) -> int | None: ...
     @property
     def next_tick(self) -> int | None: ...
+    @property
+    def remaining_ticks(self) -> int: ...
+    @property
+    def remaining(self) -> float: ...
+    @property
+    def fraction(self) -> float: ...
     @property
     def active(self) -> bool: ...
     @property
@@ -238,6 +256,8 @@ class ClockFollower:
         """Like ``take``, but the ticks the steps fell due at."""
     def alpha(self, tick: SupportsIndex, clock_alpha: float) -> float:
         """The fraction into this follower's own step."""
+    def alpha_of(self, clock: WorldClock, /) -> float:
+        """``alpha(clock.tick, clock.alpha)``, the tick and alpha read as one pair."""
 
 @final
 class TimerState:
@@ -261,6 +281,8 @@ class TimerState:
     def fired(self) -> int: ...
     @property
     def paused(self) -> bool: ...
+    @property
+    def paused_at(self) -> int | None: ...
     def __init__(self) -> NoReturn: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
@@ -274,6 +296,8 @@ class ClockState:
     def config(self) -> ClockConfig: ...
     @property
     def mode(self) -> Mode: ...
+    @property
+    def resume_mode(self) -> Mode: ...
     @property
     def tick(self) -> int: ...
     @property
@@ -317,12 +341,13 @@ def check_bool(value: object, name: str) -> bool:
     """``value`` as a bool (``bool`` or ``numpy.bool_`` only), else TypeError naming it."""
 def _timer_state_from_fields(
     timer: Timer, seq: int, period: int, coalesce: bool, anchor: int, due: int, pending: int,
-    fired: int, paused: bool
+    fired: int, paused: bool, paused_at: int
 ) -> TimerState: ...
 def _clock_state_from_fields(
-    config: ClockConfig, mode: Mode | str, tick: int, bank: float, alpha: float, owed: int,
-    total_dropped: int, frame: int, window_wall: float, window_ticks: int, realized: float,
-    window_done: bool, discontinuities: int, timer_seq: int, timers: tuple[TimerState, ...]
+    config: ClockConfig, mode: Mode | str, resume_mode: Mode | str, tick: int, bank: float,
+    alpha: float, owed: int, total_dropped: int, frame: int, window_wall: float,
+    window_ticks: int, realized: float, window_done: bool, discontinuities: int, timer_seq: int,
+    timers: tuple[TimerState, ...]
 ) -> ClockState: ...
 def _timer_seq_of(timer: Timer) -> int: ...
 def _new_clock(cls: type[WorldClock]) -> WorldClock: ...
