@@ -11,6 +11,7 @@ import pytest
 
 from cvcclock import ClockBank, ClockConfig, ClockFollower, Mode, StepResult, Timer, WorldClock
 from cvcclock._core import _clock_state_from_fields
+from worlds import DampedSpring
 
 OTHER_MODES = [Mode.LIVE, Mode.LOCKSTEP, Mode.STEPPING, Mode.REPLAY]
 
@@ -630,18 +631,6 @@ def test_advance_to_next_due_takes_no_arguments():
 # -- determinism: pause, resume and jumps under every pacing ------------------------------------
 
 
-class Spring:
-    """A damped spring stepped with semi-implicit Euler: sensitive to every step."""
-
-    def __init__(self):
-        self.x, self.v = 1.0, 0.0
-
-    def step(self, dt):
-        self.v += (-40.0 * self.x - 0.7 * self.v) * dt
-        self.x += self.v * dt
-        return (self.x, self.v)
-
-
 END = 480
 
 
@@ -651,7 +640,7 @@ def world_run(pacing):
     setup, frame = PACINGS[pacing]
     clock = WorldClock(ClockConfig(fixed_dt=1 / 120))
     follower = ClockFollower.for_step(clock, 6 / 120)
-    spring, states, log, ship = Spring(), [], [], Ship()
+    spring, states, log, ship = DampedSpring(), [], [], Ship()
     cooldown = clock.every_ticks(11, lambda tick: log.append(("cooldown", tick)))
     clock.every_ticks(5, ship.fire)
     clock.every_ticks(7, ship.fire)

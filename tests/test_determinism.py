@@ -5,28 +5,17 @@ import random
 import pytest
 
 from cvcclock import ClockConfig, ClockFollower, WorldClock
+from worlds import DampedSpring
 
 END_TICK = 1200  # 12 world seconds on a 0.01 s clock
 STEP = 0.06
-
-
-class Spring:
-    """A damped spring stepped with semi-implicit Euler: real state, sensitive to every step."""
-
-    def __init__(self):
-        self.x, self.v = 1.0, 0.0
-
-    def step(self, dt):
-        self.v += (-40.0 * self.x - 0.7 * self.v) * dt
-        self.x += self.v * dt
-        return (self.x, self.v)
 
 
 def trajectory(pace):
     """Drive a clock with ``pace(clock)`` (one frame per call) and record the spring's steps."""
     clock = WorldClock(ClockConfig(fixed_dt=0.01, max_steps_per_advance=10**6))
     follower = ClockFollower.for_step(clock, STEP)
-    spring, states = Spring(), []
+    spring, states = DampedSpring(), []
     while clock.tick < END_TICK:
         pace(clock)
         for _ in range(follower.take(clock)):
@@ -101,7 +90,7 @@ def test_a_dropping_live_run_is_still_the_same_trajectory_for_the_steps_it_ran()
     reference = trajectory(batch(1))
     clock = WorldClock(ClockConfig(fixed_dt=0.01, max_steps_per_advance=2))
     follower = ClockFollower.for_step(clock, STEP)
-    spring, states = Spring(), []
+    spring, states = DampedSpring(), []
     for _ in range(600):
         clock.advance(1 / 30)  # 3.33 quanta per frame, cap 2: drops
         for _ in range(follower.take(clock)):

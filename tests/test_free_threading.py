@@ -27,6 +27,7 @@ import pytest
 
 from cvcclock import ClockConfig, ClockFollower, Mode, StepResult, WorldClock
 from cvcclock.threads import SimThread
+from worlds import Spring
 
 FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 ROUNDS = int(os.environ.get("CVCCLOCK_STRESS_ROUNDS", "2"))
@@ -272,21 +273,6 @@ def test_a_discontinuity_is_seen_whole_by_every_reader_and_follower(threads, rou
 
 
 # -- SimThreads under contention equal direct stepping -------------------------------------------
-
-
-class Spring:
-    """A deterministic world whose floats drift if a step is skipped, doubled or reordered."""
-
-    def __init__(self) -> None:
-        self.n, self.x, self.v = 0, 1.0, 0.0
-
-    def step(self, dt: float) -> None:
-        self.n += 1
-        self.v -= 4.0 * self.x * dt
-        self.x += self.v * dt
-
-    def snapshot(self) -> tuple[int, float, float]:
-        return (self.n, self.x, self.v)
 
 
 def pace_for(seed: int) -> Callable[[WorldClock], object]:

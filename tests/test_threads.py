@@ -21,23 +21,9 @@ import pytest
 
 from cvcclock import ClockConfig, ClockFollower, Mode, WorldClock
 from cvcclock.threads import SimThread, SimWorld, _covers
+from worlds import Spring
 
 WAIT = 10.0   # a deadlock guard, never a timing assertion
-
-
-class Spring:
-    """A deterministic world whose floats drift if a step is skipped, doubled or reordered."""
-
-    def __init__(self) -> None:
-        self.n, self.x, self.v = 0, 1.0, 0.0
-
-    def step(self, dt: float) -> None:
-        self.n += 1
-        self.v -= 4.0 * self.x * dt
-        self.x += self.v * dt
-
-    def snapshot(self) -> tuple[int, float, float]:
-        return (self.n, self.x, self.v)
 
 
 def direct_frames(pace, frames, *, dt=0.06, fixed_dt=0.01, scale=1.0):
