@@ -366,6 +366,33 @@ def test_speed_zero_pauses(mode):
     assert clock.mode is Mode(mode) and clock.scale == 2.0
 
 
+@pytest.mark.parametrize("paused_from", [Mode.LIVE, Mode.LOCKSTEP])
+def test_a_clock_paused_before_binding_resumes_the_mode_it_was_paused_from(paused_from):
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    clock.mode = paused_from
+    clock.pause()
+    tree = {}
+    binding = WorldClockBinding(tree, clock)
+    assert tree["sim.paused"] is True and tree["sim.mode"] == paused_from.value
+    assert binding.drive(0.05).steps == 0 and clock.mode is Mode.PAUSED
+    tree["sim.paused"] = False
+    binding.drive(0.05)
+    assert clock.mode is paused_from
+
+
+@pytest.mark.parametrize("paused_from", [Mode.STEPPING, Mode.REPLAY])
+def test_a_clock_paused_from_an_inspecting_mode_is_bound_as_paused(paused_from):
+    # The paused lane pauses only live and lockstep, so it cannot carry this pause.
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    clock.mode = paused_from
+    clock.pause()
+    tree = {}
+    binding = WorldClockBinding(tree, clock)
+    assert tree["sim.paused"] is False and tree["sim.mode"] == "paused"
+    binding.drive(0.05)
+    assert clock.mode is Mode.PAUSED and clock.tick == 0
+
+
 def test_unpausing_while_speed_is_zero_stays_paused():
     tree, clock, binding = make()
     tree["sim.paused"] = True

@@ -535,7 +535,8 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         owed. Timers still due at the current tick (left so by a callback that raised) fire
         first, then it runs on to the next due tick after them. With no timer scheduled it
         runs nothing and returns an empty result, so ``while clock.advance_to_next_due():``
-        runs a headless harness until its timers are spent.
+        runs a headless harness until no timer is scheduled; a repeating timer never ends
+        by itself, so cancel or pause it in a callback, or bound the loop by tick.
 
         Returns
         -------

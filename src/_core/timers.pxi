@@ -74,7 +74,9 @@ cdef class Timer:
     @property
     def remaining_ticks(self):
         """Quanta until it next fires, as an int: 0 once it has ended, and 0 for a timer
-        still due at the current tick (a callback before it raised). Frozen while paused."""
+        still due at the current tick (a callback before it raised). Frozen while paused
+        at the countdown it had then (a one-shot paused past its tick ends on resume
+        without firing)."""
         return _remaining_ticks(self)
 
     @property

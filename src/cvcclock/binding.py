@@ -210,8 +210,9 @@ class WorldClockBinding:
     * Control keys the tree does not hold are seeded (``speed`` from the clock's ``scale``,
       ``paused`` from the paused control, ``mode`` from the clock's mode by name,
       ``lockstep_steps`` from the clock's; ``step`` from 0), at construction and whenever
-      one goes missing. A clock paused at construction seeds ``paused`` true and ``mode``
-      ``live`` when the paused lane is on, so setting ``paused`` false resumes it; a pause
+      one goes missing. A clock paused at construction from live or lockstep seeds ``paused``
+      true and ``mode`` the mode it was paused from when the paused lane is on, so setting
+      ``paused`` false resumes it as ``clock.resume()`` would; a pause
       that the paused or speed lane asks for is never seeded into the ``mode`` key, nor one
       that speed 0 asks for into the ``paused`` key.
     * Controls are edge-triggered: a control is applied when its key's value changes.
@@ -265,12 +266,15 @@ class WorldClockBinding:
         self.ignored = 0
         self.last_ignored: IgnoredControl | None = None
         # What the keys ask for; the clock's own values until a key says otherwise. A clock
-        # that starts paused asks for live-and-paused when there is a paused lane, so the
-        # paused lane carries the pause and clearing it resumes the clock.
-        carried = clock.mode is Mode.PAUSED and bool(table.paused)
+        # paused from live or lockstep asks for that mode and paused when there is a paused
+        # lane, so the paused lane carries the pause and clearing it resumes the clock as
+        # clock.resume() would.
+        resume_to = clock.state().resume_mode if clock.mode is Mode.PAUSED else clock.mode
+        carried = clock.mode is Mode.PAUSED and bool(table.paused) \
+            and resume_to in (Mode.LIVE, Mode.LOCKSTEP)
         self._speed_ctl = clock.scale
         self._paused_ctl = carried
-        self._mode_ctl = Mode.LIVE if carried else clock.mode
+        self._mode_ctl = resume_to if carried else clock.mode
         self._applied_mode = clock.mode
         self._bind(table)
 
