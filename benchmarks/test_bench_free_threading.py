@@ -33,6 +33,7 @@ from pathlib import Path
 import pytest
 
 import free_threading_runs
+from report import write_table
 
 FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 RUNS = Path(free_threading_runs.__file__)
@@ -54,17 +55,8 @@ def run(args: list[str], gil: str | None) -> dict:
 def table(request):
     rows: list[str] = []
     yield rows
-    plugins = request.config.pluginmanager
-    reporter = plugins.getplugin("terminalreporter")
-    capture = plugins.getplugin("capturemanager")
-    if not rows or reporter is None or capture is None:
-        return
-    with capture.global_and_fixture_disabled():   # fd capture would swallow the table
-        reporter.write_line("")
-        reporter.write_line(f"free threading, {sys.version.split()[0]} "
-                            f"({'free-threaded' if FREE_THREADED else 'GIL'} build):")
-        for row in rows:
-            reporter.write_line("  " + row)
+    write_table(request.config, f"free threading, {sys.version.split()[0]} "
+                f"({'free-threaded' if FREE_THREADED else 'GIL'} build):", rows)
 
 
 @pytest.mark.benchmark(group="simthreads: GIL on vs off; the time is the row's length")

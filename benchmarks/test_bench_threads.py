@@ -28,6 +28,7 @@ import pytest
 from cvcclock import ClockConfig, ClockFollower, WorldClock
 from cvcclock.loop import FrameLoop
 from cvcclock.threads import SimThread
+from report import write_table
 
 N = 100
 PERIOD = 1 / 60
@@ -145,16 +146,9 @@ PACERS = {
 def pacing_table(request):
     rows: dict[str, tuple[float, float]] = {}
     yield rows
-    plugins = request.config.pluginmanager
-    reporter = plugins.getplugin("terminalreporter")
-    capture = plugins.getplugin("capturemanager")
-    if not rows or reporter is None or capture is None:
-        return
-    with capture.global_and_fixture_disabled():   # fd capture would swallow the table
-        reporter.write_line("")
-        reporter.write_line("frame-time error at 60 fps (|frame time - 1/60 s|), microseconds:")
-        for name, (median, p99) in rows.items():
-            reporter.write_line(f"  {name:24s} median {median * 1e6:9.1f}   p99 {p99 * 1e6:9.1f}")
+    write_table(request.config, "frame-time error at 60 fps (|frame time - 1/60 s|), "
+                "microseconds:", [f"{name:24s} median {median * 1e6:9.1f}   p99 {p99 * 1e6:9.1f}"
+                                  for name, (median, p99) in rows.items()])
 
 
 @pytest.mark.benchmark(group="pacing at 60 fps: the time is the run's length; see extra_info")
