@@ -5,12 +5,12 @@ import copy
 import pickle
 import re
 import sysconfig
-import threading
 
 import pytest
 
 from cvcclock import ClockBank, ClockConfig, ClockFollower, Mode, StepResult, Timer, WorldClock
 from cvcclock._core import _clock_state_from_fields
+from held_driver import driver_held_in_a_callback
 from worlds import DampedSpring
 
 OTHER_MODES = [Mode.LIVE, Mode.LOCKSTEP, Mode.STEPPING, Mode.REPLAY]
@@ -708,18 +708,7 @@ def test_the_new_driver_calls_from_another_thread_during_a_callback_are_refused(
     would race the driver's mode and timer queue). alpha_of is any thread's read."""
     free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
     clock = WorldClock(ClockConfig(fixed_dt=0.01))
-    inside, release = threading.Event(), threading.Event()
-
-    def blocking(tick):
-        inside.set()
-        assert release.wait(WAIT)
-
-    clock.after_ticks(2, blocking)
-    other = clock.every_ticks(5, print)
-    driver = threading.Thread(target=clock.advance_ticks, args=(3,), daemon=True)
-    driver.start()
-    try:
-        assert inside.wait(WAIT)
+    with driver_held_in_a_callback(clock, WAIT) as other:
         before = (clock.tick, clock.owed, clock.mode)
         message = "another thread" if free_threaded else "inside a timer callback"
         with pytest.raises(RuntimeError, match=message):
@@ -730,7 +719,4 @@ def test_the_new_driver_calls_from_another_thread_during_a_callback_are_refused(
                     call()
         assert ClockFollower(1).alpha_of(clock) == 0.0
         assert (clock.tick, clock.owed, clock.mode) == before == (2, 1, Mode.LIVE)
-    finally:
-        release.set()
-        driver.join(WAIT)
-    assert not driver.is_alive() and clock.tick == 3 and other.active
+    assert clock.tick == 3 and other.active

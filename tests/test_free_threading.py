@@ -27,6 +27,7 @@ import pytest
 
 from cvcclock import ClockConfig, ClockFollower, Mode, StepResult, WorldClock
 from cvcclock.threads import SimThread
+from held_driver import driver_held_in_a_callback
 from worlds import Spring
 
 FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
@@ -343,18 +344,7 @@ def test_a_second_thread_cannot_advance_while_a_callback_runs_on_the_driver():
     """Another thread's advancing call during a timer callback is refused and changes
     nothing (free-threaded builds refuse every driver call then: it would tear the queue)."""
     clock = WorldClock(ClockConfig(fixed_dt=0.01))
-    inside, release = threading.Event(), threading.Event()
-
-    def blocking(tick: int) -> None:
-        inside.set()
-        assert release.wait(WAIT)
-
-    clock.after_ticks(2, blocking)
-    other = clock.every_ticks(5, lambda tick: None)
-    driver = threading.Thread(target=clock.advance_ticks, args=(3,), daemon=True)
-    driver.start()
-    try:
-        assert inside.wait(WAIT)
+    with driver_held_in_a_callback(clock, WAIT) as other:
         before = (clock.tick, clock.owed, clock.frame)
         message = "another thread" if FREE_THREADED else "inside a timer callback"
         with pytest.raises(RuntimeError, match=message):
@@ -367,10 +357,6 @@ def test_a_second_thread_cannot_advance_while_a_callback_runs_on_the_driver():
                 with pytest.raises(RuntimeError, match="another thread is advancing or changing"):
                     call()
         assert (clock.tick, clock.owed, clock.frame) == before == (2, 1, 0)
-    finally:
-        release.set()
-        driver.join(WAIT)
-    assert not driver.is_alive()
     assert clock.tick == 3 and other.active and other.next_tick == 5
 
 
