@@ -20,7 +20,7 @@ def loop_only(fns, arg):
 
 
 def time_case(benchmark, case, ops_per_round, rounds):
-    """Time a ``cvcclock.bench_cases.Case`` as ``python -m cvcclock bench`` does (the same
+    """Time a ``cvcclock.bench._cases.Case`` as ``python -m cvcclock bench`` does (the same
     statement in the same namespace, the same ``timeit`` timer), ``ops_per_round`` operations
     a round, so a round's time reads directly per operation."""
     timer = timeit.Timer(case.stmt, globals=case.make())

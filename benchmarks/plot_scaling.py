@@ -5,7 +5,7 @@ Run from the checkout, with the ``[bench]`` extra installed (matplotlib)::
     python benchmarks/plot_scaling.py                       # docs/images/scaling.png
     python benchmarks/plot_scaling.py --out /tmp/s.png --repeat 3
 
-The series are ``cvcclock.bench_cases.scaling_series()``: an advance against the live
+The series are ``cvcclock.bench._cases.scaling_series()``: an advance against the live
 timers (1 to 10**5, idle timers plus one firing, and staggered timers whose every firing moves
 through the whole queue), a frame against the followers taking (1 to 10**3), an advance
 against its width (1 to 10**6 quanta, with and without timers), and ClockBank's throughput
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from cvcclock.bench import machine, prepare, run_rounds
-from cvcclock.bench_cases import Series, power, scaling_series
+from cvcclock.bench._cases import Series, power, scaling_series
 from cvcclock.checks import check_count, check_seconds
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "docs" / "images" / "scaling.png"

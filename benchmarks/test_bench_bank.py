@@ -1,7 +1,7 @@
 """ClockBank at n = 10**6 beside a Python loop over WorldClocks, numpy, and a memory copy.
 
 Run with ``pytest benchmarks/test_bench_bank.py --benchmark-only -s``. The rows are the
-ClockBank group of ``python -m cvcclock bench`` (``cvcclock.bench_cases.table_cases()``):
+ClockBank group of ``python -m cvcclock bench`` (``cvcclock.bench._cases.table_cases()``):
 each ``advance(1/60)`` of live 1/120 s clocks (2 quanta each), 10**6 clock-advances a round,
 so a 6 ms median is 6 ns a clock-advance:
 
@@ -25,7 +25,7 @@ import pytest
 from calls import time_case
 from cvcclock import ClockConfig
 from cvcclock.bench import GOALS, prepare, run_rounds, summarise
-from cvcclock.bench_cases import NumpyBank, table_cases, touched_bank
+from cvcclock.bench._cases import NumpyBank, table_cases, touched_bank
 
 CASES = [case for case in table_cases() if case.unit == "clock-advance"]
 CONFIG = ClockConfig(fixed_dt=1.0 / 120.0)

@@ -26,7 +26,7 @@ import pytest
 
 from calls import WALL_DT, N, call_each, loop_only
 from cvcclock import ClockFollower
-from cvcclock.bench_cases import FixYourTimestep, live_clock
+from cvcclock.bench._cases import FixYourTimestep, live_clock
 
 
 def call_each_noarg(fns, arg):

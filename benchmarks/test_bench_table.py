@@ -1,7 +1,7 @@
 """Every row of ``python -m cvcclock bench`` but the ClockBank group (test_bench_bank.py), as
 a pytest-benchmark test, for ``--benchmark-compare``.
 
-The rows are ``cvcclock.bench_cases.table_cases()``, the very cases the command times: the
+The rows are ``cvcclock.bench._cases.table_cases()``, the very cases the command times: the
 same statement in the same namespace, timed with the same ``timeit`` timer (the garbage
 collector off). Run with::
 
@@ -18,7 +18,7 @@ other benchmark modules: install the ``[bench]`` extra.
 import pytest
 
 from calls import time_case
-from cvcclock.bench_cases import FIRINGS, pyglet_firings, simpy_firings, table_cases
+from cvcclock.bench._cases import FIRINGS, pyglet_firings, simpy_firings, table_cases
 
 GROUPS = {"call": "table: calls and frames, x1000 a round",
           "frame": "table: calls and frames, x1000 a round",

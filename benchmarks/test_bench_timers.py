@@ -14,10 +14,10 @@ Group ``timer-fire``: every row makes the same F = 10,000 firings of the same no
   ``cvcclock-1e5-staggered``: 10**5 timers of period 10**5, one due at each quantum, so
   every firing moves a timer through a queue of 10**5 (goal: within 1.5x of one timer);
 * ``pyglet``: ``pyglet.clock.Clock`` on a fake time function, ``schedule_interval(cb, 0.01)``,
-  then 10,000 times ``t += 0.01; clock.tick()`` (``cvcclock.bench_cases.pyglet_firings``);
+  then 10,000 times ``t += 0.01; clock.tick()`` (``cvcclock.bench._cases.pyglet_firings``);
 * ``simpy``: one process ``while True: yield env.timeout(1.0); cb()``, run for 10,000 s;
   ``simpy-100x100``: 100 such processes with ``timeout(100.0)``, 100 firings each
-  (``cvcclock.bench_cases.simpy_firings``).
+  (``cvcclock.bench._cases.simpy_firings``).
 
 Each round gets a fresh subject from a setup that is not timed (the clock, its timers, the
 processes), so a round times the firings only. The timed rounds use the no-op; one untimed
@@ -42,7 +42,7 @@ from collections import deque
 import pytest
 
 from cvcclock import ClockConfig, WorldClock
-from cvcclock.bench_cases import FAR, cb, pyglet_firings, simpy_firings, staggered_clock
+from cvcclock.bench._cases import FAR, cb, pyglet_firings, simpy_firings, staggered_clock
 
 FIRINGS = 10_000
 DT = 0.01

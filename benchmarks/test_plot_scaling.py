@@ -7,7 +7,7 @@ refresh docs/images/scaling.png; the full run holds gigabytes and takes a minute
 import dataclasses
 
 import plot_scaling
-from cvcclock.bench_cases import scaling_series
+from cvcclock.bench._cases import scaling_series
 
 
 def test_two_points_a_series_make_a_table_and_a_png(tmp_path):

@@ -21,7 +21,7 @@ import pytest
 
 from cvcclock import ClockConfig, ClockFollower, Mode, WorldClock
 from cvcclock.threads import SimThread, SimWorld, _covers
-from worlds import Spring
+from support.worlds import Spring
 
 WAIT = 10.0   # a deadlock guard, never a timing assertion
 

@@ -19,7 +19,9 @@ and every run is a function of its seed alone.
 {'x': 1.1}
 """
 
-from cvcclock.scenario.batch import BatchSummary, FailedRun, read_results, simulate_many, summarize
+from typing import Any
+
+from cvcclock._public import publish
 from cvcclock.scenario.behaviors import WAIT, Take, invariant, precondition, take, wait
 from cvcclock.scenario.control import ABORT, do, interrupt
 from cvcclock.scenario.errors import (
@@ -54,11 +56,9 @@ __all__ = [
     "WAIT",
     "ActionRejected",
     "Agent",
-    "BatchSummary",
     "BehaviorError",
     "DummyObject",
     "DummySimulator",
-    "FailedRun",
     "GuardViolation",
     "InvalidAction",
     "InvariantViolation",
@@ -82,13 +82,29 @@ __all__ = [
     "interrupt",
     "invariant",
     "precondition",
-    "read_results",
     "require",
     "simulate",
-    "simulate_many",
-    "summarize",
     "take",
     "terminate",
     "terminate_simulation",
     "wait",
 ]
+
+publish(__name__, globals(), __all__)
+
+# Batches moved to their own wing, cvcclock.batch; these names stay importable from here,
+# loaded on first use, so that importing the runner loads no pool machinery.
+_MOVED_TO_BATCH = frozenset({"BatchSummary", "FailedRun", "read_results", "simulate_many",
+                             "summarize"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED_TO_BATCH:
+        import cvcclock.batch
+
+        return getattr(cvcclock.batch, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MOVED_TO_BATCH})

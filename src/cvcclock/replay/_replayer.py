@@ -1,0 +1,196 @@
+"""The replayer: a trace played back, its state hashes checked, seeks from keyframes."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Literal
+
+from cvcclock._core import Mode, WorldClock
+from cvcclock.checks import check_count, check_seconds
+from cvcclock.replay._follower import (
+    StateHash,
+    World,
+    _check_callable,
+    _InputLog,
+    _Run,
+    default_state_hash,
+)
+from cvcclock.replay._trace import InputTrace
+
+__all__ = ["Divergence", "DivergenceError", "Replayer"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Divergence:
+    """A replayed state hash that differs from the recorded one, after the step due at
+    ``tick``."""
+
+    tick: int
+    recorded: str
+    replayed: str
+
+
+class DivergenceError(Exception):
+    """A replay's state differs from the recording's.
+
+    Attributes
+    ----------
+    divergence : Divergence
+        The first differing step's tick and both hashes.
+    """
+
+    def __init__(self, divergence: Divergence) -> None:
+        super().__init__(f"the replay diverged from the recording at tick {divergence.tick}: "
+                         f"recorded state hash {divergence.recorded}, replayed "
+                         f"{divergence.replayed}")
+        self.divergence = divergence
+
+
+class Replayer(_Run):
+    """Plays a recorded trace back, checking its state hashes, and seeks.
+
+    Drive the clock under any pacing (live at any speed, lockstep, ``advance_ticks``
+    batches, single steps, uneven frames) and call ``pump()`` after each advance: the world
+    receives the recorded inputs at the recorded steps and runs the recording's steps.
+
+    Parameters
+    ----------
+    world : World
+        A world in the state the recorded one started in.
+    clock : WorldClock
+        The replay's clock, at the trace's start tick, with the recording's ``fixed_dt``.
+    trace : InputTrace
+        The recording.
+    dt : float, optional
+        The world's step in seconds; the trace's when omitted.
+    keyframe_every : int
+        Keep a keyframe every this many world steps (a seek re-simulates from one).
+    state_hash : callable
+        The recording's ``state_hash(snapshot) -> str``; :func:`default_state_hash` by
+        default.
+    on_divergence : {"raise", "collect"}
+        On a state hash that differs: raise :class:`DivergenceError`, or collect it in
+        ``divergences`` and go on.
+    on_step : callable, optional
+        ``on_step(due_tick)`` after each world step (re-simulated ones too).
+
+    Attributes
+    ----------
+    trace : InputTrace
+        The recording.
+    follower : InputFollower
+        The replayed world's follower.
+    divergences : list of Divergence
+        The differing hashes found, by tick, each once.
+
+    Raises
+    ------
+    ValueError
+        If the clock's ``fixed_dt`` or ``dt`` differs from the recording's (naming both), or
+        the clock is not at the trace's start tick.
+    TypeError
+        For an argument of the wrong type.
+    """
+
+    def __init__(self, world: World, clock: WorldClock, trace: InputTrace, *,
+                 dt: float | None = None, keyframe_every: int = 60,
+                 state_hash: StateHash = default_state_hash,
+                 on_divergence: Literal["raise", "collect"] = "raise",
+                 on_step: Callable[[int], object] | None = None) -> None:
+        if not isinstance(trace, InputTrace):
+            raise TypeError(f"trace must be an InputTrace, got {trace!r}")
+        dt = trace.header.dt if dt is None else check_seconds(dt, "dt")
+        trace.header.check_fits(clock, dt)
+        if clock.tick != trace.header.start_tick:
+            raise ValueError(f"the trace starts at tick {trace.header.start_tick}; the clock "
+                             f"is at tick {clock.tick}")
+        _check_callable(state_hash, "state_hash")
+        if on_divergence not in ("raise", "collect"):
+            raise ValueError(f"on_divergence must be 'raise' or 'collect', got "
+                             f"{on_divergence!r}")
+        super().__init__(clock, _InputLog(clock, trace.header.start_tick, trace.inputs))
+        self.trace = trace
+        self._state_hash = state_hash
+        self._raise = on_divergence == "raise"
+        self.divergences: list[Divergence] = []
+        self._checked: set[int] = set()
+        self.follower = self.follow(world, dt, keyframe_every=keyframe_every, on_step=on_step)
+        self.follower._hooks.append(self._check_hash)
+
+    @property
+    def checked(self) -> frozenset[int]:
+        """The ticks whose recorded state hash has been compared (re-simulated ones once)."""
+        return frozenset(self._checked)
+
+    @property
+    def done(self) -> bool:
+        """Whether the clock has reached the end of the recording."""
+        return self._clock.tick >= self.trace.end_tick
+
+    def seek(self, tick: int) -> int:
+        """Put the clock and every follower at ``tick`` exactly, as a straight run would.
+
+        Backwards, the clock's and each world's latest keyframes at or before ``tick`` are
+        restored (one discontinuity on the clock); from there the clock runs to ``tick`` one
+        world step at a time (``advance_ticks``: its timers fire as in a straight run) and
+        the worlds re-simulate with the recorded inputs. Forwards, the same from where they
+        are. Timer callbacks of the ticks re-simulated run again.
+
+        Parameters
+        ----------
+        tick : int
+            The tick to seek to, at or after the trace's start (past its end, the worlds run
+            on with no inputs).
+
+        Returns
+        -------
+        int
+            The world steps run, over every follower.
+
+        Raises
+        ------
+        ValueError
+            If the clock is not in replay mode, or ``tick`` is before the trace's start, or
+            the clock's timers differ from a keyframe's; nothing is changed then.
+        DivergenceError
+            As ``pump()``.
+        """
+        target = check_count(tick, "tick", minimum=self.trace.header.start_tick)
+        clock = self._clock
+        if clock.mode != Mode.REPLAY:
+            raise ValueError(f"seek(tick={tick!r}) needs replay mode; the clock is in "
+                             f"{clock.mode.value!r} mode")
+        if target < clock.tick:
+            self._restore_clock(target)
+        ran = self.pump()   # steps already due run before the clock moves
+        period = self.follower.period
+        while clock.tick < target:
+            # To the world's next step in one call (the clock may be behind its keyframe),
+            # then a step at a time, so new keyframes hold the clock at their own tick.
+            nxt = max((self.follower.tick // period + 1) * period, clock.tick + 1)
+            clock.advance_ticks(min(nxt, target) - clock.tick)
+            ran += self.pump()
+        return ran
+
+    def _restore_clock(self, target: int) -> None:
+        """Restore the latest clock state at or before ``target``; resync every follower."""
+        self._clock.restore(self.follower._clock_state_at_or_before(target))
+        self._clock.mode = Mode.REPLAY
+        for follower in self._log.followers:
+            follower._resync(target)
+
+    def _check_hash(self, due: int) -> None:
+        recorded = self.trace.hashes.get(due)
+        if recorded is None:
+            return
+        self._checked.add(due)
+        replayed = self._state_hash(self.follower.world.snapshot())
+        if replayed == recorded:
+            return
+        divergence = Divergence(due, recorded, replayed)
+        if divergence not in self.divergences:
+            self.divergences.append(divergence)
+            self.divergences.sort(key=lambda d: d.tick)
+        if self._raise:
+            raise DivergenceError(divergence)

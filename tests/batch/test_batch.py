@@ -1,0 +1,390 @@
+"""simulate_many on process pools: results == serial runs, failures kept, nothing lost or doubled.
+
+The scenarios are defined here, in a test module, on purpose: the workers (forkserver or
+spawn, never fork) must import them by module and name. Every test is bounded in time by
+the watchdog fixture; pools are shut down by simulate_many or by the test's ``with``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import faulthandler
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+from cvcclock.scenario import (
+    FailedRun,
+    SimulationResult,
+    read_results,
+    simulate_many,
+    summarize,
+)
+from support.batch_scenarios import (
+    POSIX_SIGNALS,
+    CloseCall,
+    Doomed,
+    Flaky,
+    Kamikaze,
+    comparable,
+    seeds_in_file,
+    serial,
+)
+
+START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+@pytest.fixture(autouse=True)
+def watchdog():
+    """No test here may hang: after 120 s the process dumps every thread's stack and exits."""
+    faulthandler.dump_traceback_later(120, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
+
+@pytest.fixture(scope="module")
+def pool():
+    """A pool shared by the tests that do not kill workers (it saves start-ups); those that
+    do use simulate_many's own pool, which it replaces when a worker dies."""
+    with cf.ProcessPoolExecutor(
+        2, mp_context=multiprocessing.get_context(START_METHOD)
+    ) as executor:
+        yield executor
+
+
+# -- results --------------------------------------------------------------------------------
+
+
+def test_a_pool_gives_the_serial_results_in_the_order_of_the_seeds(pool):
+    seeds = [17, 3, 10, 0, 24, 5, 31, 2, 8, 13, 1, 20]        # not sorted: the order given is kept
+    got = list(simulate_many(Flaky(), seeds, executor=pool))
+    assert [r.seed for r in got] == seeds
+    assert comparable(got) == comparable(serial(Flaky(), seeds))
+    failed = [r for r in got if isinstance(r, FailedRun)]
+    assert {17, 3, 10, 24, 31} <= {r.seed for r in failed}     # seed % 7 == 3, and some resamples
+    assert failed[0].error_type == "ZeroDivisionError"
+    assert failed[0].message == "seed 17 divides by zero"
+    assert "raise ZeroDivisionError" in failed[0].traceback and "in setup" in failed[0].traceback
+    assert any(r.rejections for r in got if isinstance(r, SimulationResult))
+
+
+def test_a_spawned_pool_from_a_factory_and_any_chunk_size_give_the_same_results():
+    seeds = range(30)
+    expected = comparable(serial(Flaky(), seeds, max_steps=40))
+
+    def spawned():
+        return cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+    assert comparable(simulate_many(Flaky(), seeds, executor=spawned, chunk_size=7,
+                                    max_steps=40)) == expected
+    with cf.ThreadPoolExecutor(3) as threads:      # an executor of the caller's: used and left open
+        assert comparable(simulate_many(Flaky(), seeds, executor=threads, chunk_size=1,
+                                        max_steps=40)) == expected
+        assert threads.submit(int, "5").result(timeout=10) == 5
+
+
+def test_numpy_seeds_and_an_empty_batch():
+    import numpy
+
+    with cf.ThreadPoolExecutor(2) as threads:
+        got = list(simulate_many(CloseCall(), numpy.arange(3, 6), executor=threads))
+        assert got == serial(CloseCall(), [3, 4, 5])
+        assert list(simulate_many(CloseCall(), [], executor=threads)) == []
+
+
+def test_out_file_holds_exactly_what_was_yielded(pool, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    seeds = range(20)
+    got = list(simulate_many(Flaky(), seeds, executor=pool, out=out))
+    assert comparable(got) == comparable(serial(Flaky(), seeds))
+    assert read_results(out) == got                      # failed runs' tracebacks included
+    assert len(out.read_bytes().splitlines()) == 20
+    pandas = pytest.importorskip("pandas")
+    frame = pandas.read_json(out, lines=True)
+    assert sorted(frame["seed"]) == list(seeds)
+    assert set(frame["status"]) == {"completed", "failed"}
+
+
+# -- nothing lost -----------------------------------------------------------------------------
+
+
+@POSIX_SIGNALS
+def test_a_killed_worker_costs_nothing(tmp_path):
+    marker = tmp_path / "killed"
+    scenario = Kamikaze(victim=9, marker=marker)
+    seeds = range(24)
+    got = list(simulate_many(scenario, seeds, workers=2, out=tmp_path / "runs.jsonl"))
+    assert marker.exists() and int(marker.read_text()) != os.getpid()     # a worker did die
+    assert got == serial(scenario, seeds)
+    assert seeds_in_file(tmp_path / "runs.jsonl") == list(seeds)          # each seed exactly once
+
+
+@POSIX_SIGNALS
+def test_a_seed_that_always_kills_its_worker_fails_alone():
+    seeds = range(16)
+    got = list(simulate_many(Doomed(victim=5), seeds, workers=2))
+    assert [r.seed for r in got] == list(seeds)
+    dead = got[5]
+    assert isinstance(dead, FailedRun)
+    assert dead.error_type == "concurrent.futures.process.BrokenProcessPool"
+    assert "died each time it ran seed 5" in dead.message
+    assert got[:5] + got[6:] == serial(Doomed(victim=5), [s for s in seeds if s != 5])
+
+
+def test_breaking_out_then_rerunning_gives_each_seed_once(pool, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    seeds = range(40)
+    uninterrupted = list(simulate_many(Flaky(), seeds, executor=pool, out=tmp_path / "whole.jsonl"))
+    first = []
+    for result in simulate_many(Flaky(), seeds, executor=pool, out=out):
+        first.append(result)
+        if len(first) == 12:
+            break
+    recorded = seeds_in_file(out)
+    assert len(recorded) >= 12 and len(set(recorded)) == len(recorded)
+    reports = []
+    again = list(simulate_many(Flaky(), seeds, executor=pool, out=out,
+                               progress=lambda done, total, failed: reports.append(done)))
+    assert reports[0] == len(recorded)                   # the rerun started from what was saved
+    assert again == uninterrupted
+    assert first == uninterrupted[:12]
+    assert seeds_in_file(out) == list(seeds)
+    assert read_results(out) == read_results(tmp_path / "whole.jsonl")
+
+
+def test_a_progress_callback_that_raises_stops_the_batch_and_a_rerun_finishes_it(pool, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    seeds = range(40)
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_ten(done, total, failed):
+        assert total == 40
+        if done >= 10:
+            raise Stop
+
+    with pytest.raises(Stop):
+        for _ in simulate_many(Flaky(), seeds, executor=pool, out=out, progress=stop_at_ten):
+            pass
+    assert 10 <= len(seeds_in_file(out)) < 40
+    reports = []
+    again = list(simulate_many(Flaky(), seeds, executor=pool, out=out,
+                               progress=lambda *counts: reports.append(counts)))
+    assert comparable(again) == comparable(serial(Flaky(), seeds))
+    failures = sum(isinstance(r, FailedRun) for r in again)
+    assert reports[-1] == (40, 40, failures)
+    assert seeds_in_file(out) == list(seeds)
+
+
+def test_a_partial_last_line_is_skipped_by_the_reader_and_redone_by_a_rerun(pool, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    seeds = range(10)
+    whole = list(simulate_many(CloseCall(), seeds, executor=pool, out=out))
+    data = out.read_bytes()
+    start = data.rstrip(b"\n").rfind(b"\n") + 1
+    cut = start + 100                                     # the crash: 100 bytes into the last line
+    out.write_bytes(data[:cut])
+    lost = json.loads(data[start:])["seed"]
+    assert read_results(out) == [r for r in whole if r.seed != lost]
+    reports = []
+    again = list(simulate_many(CloseCall(), seeds, executor=pool, out=out,
+                               progress=lambda done, total, failed: reports.append(done)))
+    assert reports[0] == 9
+    assert again == whole
+    assert out.read_bytes() == data                      # the partial line was replaced, not kept
+    out.write_bytes(data[:cut])
+    pandas = pytest.importorskip("pandas")
+    with pytest.raises(ValueError):
+        pandas.read_json(out, lines=True)                # why read_results is there
+
+
+def test_an_out_file_of_another_batch_is_refused_untouched(pool, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    list(simulate_many(CloseCall(), range(3), executor=pool, out=out))
+    before = out.read_bytes()
+    with pytest.raises(ValueError, match="holds results of scenario "
+                       "support.batch_scenarios:CloseCall"):
+        next(simulate_many(Flaky(), range(3), executor=pool, out=out))
+    with pytest.raises(ValueError, match=r'with options \{\}.*\{"max_steps":5\}'):
+        next(simulate_many(CloseCall(), range(3), executor=pool, out=out, max_steps=5))
+    other = tmp_path / "notes.txt"
+    other.write_text("my notes\nnot results")
+    with pytest.raises(ValueError, match=r"line 1: not a cvcclock results record"):
+        next(simulate_many(CloseCall(), range(3), executor=pool, out=other))
+    assert out.read_bytes() == before and other.read_text() == "my notes\nnot results"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no advisory file lock on Windows (documented)")
+def test_two_batches_cannot_write_one_file(tmp_path):
+    out = tmp_path / "runs.jsonl"
+    with cf.ThreadPoolExecutor(1) as threads:
+        first = simulate_many(CloseCall(), range(5), executor=threads, out=out)
+        next(first)
+        with pytest.raises(RuntimeError, match="being written by another batch"):
+            next(simulate_many(CloseCall(), range(5), executor=threads, out=out))
+        assert len(list(first)) == 4
+        assert len(list(simulate_many(CloseCall(), range(5), executor=threads, out=out))) == 5
+
+
+def test_a_scenario_defined_in_main_runs_on_a_pool(tmp_path):
+    pytest.importorskip("cloudpickle")
+    script = textwrap.dedent("""
+        from cvcclock.scenario import Scenario, Vehicle, simulate, simulate_many
+
+        class Parked(Scenario):
+            def setup(self, s):
+                car = s.add_agent("car", Vehicle(x=s.rng.uniform(0, 1)))
+                s.record_final("x", lambda: car.x)
+
+        if __name__ == "__main__":
+            got = list(simulate_many(Parked(), range(4), workers=1, max_steps=3))
+            assert got == [simulate(Parked(), seed=s, max_steps=3) for s in range(4)], got
+            print("same")
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "same"
+
+
+# -- arguments -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: simulate_many(CloseCall, range(3)), TypeError, "scenario must be a Scenario instance"),
+    (lambda: simulate_many(CloseCall(), 5), TypeError, "seeds must be an iterable of ints, got 5"),
+    (lambda: simulate_many(CloseCall(), "012"), TypeError, "seeds must be an iterable"),
+    (lambda: simulate_many(CloseCall(), [1, True]), TypeError,
+     r"seeds\[1\] must be an int, got True"),
+    (lambda: simulate_many(CloseCall(), [1.0]), TypeError, r"seeds\[0\] must be an int, got 1.0"),
+    (lambda: simulate_many(CloseCall(), [1, 2, 1]), ValueError, r"distinct.*repeated: \[1\]"),
+    (lambda: simulate_many(CloseCall(), [1], workers=0), ValueError, "workers.*0"),
+    (lambda: simulate_many(CloseCall(), [1], workers=1.5), TypeError, "workers.*1.5"),
+    (lambda: simulate_many(CloseCall(), [1], workers=2, executor=cf.ThreadPoolExecutor), ValueError,
+     "workers=2 sizes the default process pool"),
+    (lambda: simulate_many(CloseCall(), [1], executor="tcp://x:1"), TypeError, "executor must be"),
+    (lambda: simulate_many(CloseCall(), [1], chunk_size=0), ValueError, "chunk_size.*0"),
+    (lambda: simulate_many(CloseCall(), [1], out=3), TypeError, "out must be a path"),
+    (lambda: simulate_many(CloseCall(), [1], progress="yes"), TypeError, "progress must be"),
+    (lambda: simulate_many(CloseCall(), [1], max_steps=-1), ValueError, "max_steps.*-1"),
+    (lambda: simulate_many(CloseCall(), [1], max_steps=True), TypeError, "max_steps.*True"),
+    (lambda: simulate_many(CloseCall(), [1], time_limit=float("nan")), ValueError,
+     "time_limit.*nan"),
+    (lambda: simulate_many(CloseCall(), [1], max_iterations=0), ValueError, "max_iterations.*0"),
+    (lambda: simulate_many(CloseCall(), [1], raise_guard_violations=1), TypeError,
+     "raise_guard_violations"),
+    (lambda: simulate_many(CloseCall(), [1], trace=print), TypeError,
+     "trace=.*would run in the worker"),
+    (lambda: simulate_many(CloseCall(), [1], simulator=list), TypeError,
+     "override the scenario's simulator"),
+    (lambda: simulate_many(CloseCall(), [1], seed=3), TypeError,
+     "seeds are simulate_many's second argument"),
+    (lambda: simulate_many(CloseCall(), [1], max_step=3), TypeError, "max_step=3.*passes on only"),
+])
+def test_bad_arguments_are_refused_before_anything_runs(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_a_scenario_that_cannot_be_pickled_is_refused():
+    scenario = CloseCall()
+    scenario.lock = threading.Lock()
+    with pytest.raises(TypeError, match="cannot be pickled to send it to worker processes"):
+        simulate_many(scenario, range(3))
+
+
+def test_a_scenario_class_made_by_exec_or_in_a_function_goes_by_value(pool):
+    pytest.importorskip("cloudpickle")
+    namespace = {}
+    exec(textwrap.dedent("""
+        from cvcclock.scenario import Scenario, Vehicle
+
+        class Parked(Scenario):
+            def setup(self, s):
+                car = s.add_agent("car", Vehicle(x=s.rng.uniform(0, 1)))
+                s.record_final("x", lambda: car.x)
+    """), namespace)
+    scenario = namespace["Parked"]()
+    scenario.offset = lambda x: x + 1          # an attribute plain pickle refuses
+    assert type(scenario).__module__ == "builtins"
+    got = list(simulate_many(scenario, range(4), executor=pool, max_steps=2))
+    assert got == serial(scenario, range(4), max_steps=2)
+
+
+def test_a_scenario_workers_cannot_load_ends_the_batch_with_the_reason():
+    with cf.ThreadPoolExecutor(1) as threads:
+        batch = simulate_many(Unloadable(), range(3), executor=threads)
+        with pytest.raises(RuntimeError, match="cannot be loaded") as caught:
+            next(batch)
+    assert any("not by a run" in note for note in caught.value.__notes__)
+
+
+class Unloadable(CloseCall):
+    def __reduce__(self):
+        return (_refuse, ())
+
+
+def _refuse():
+    raise RuntimeError("this scenario cannot be loaded")
+
+
+# -- progress and summary --------------------------------------------------------------------
+
+
+def test_progress_is_silent_off_a_terminal_and_a_bar_when_asked(capsys):
+    with cf.ThreadPoolExecutor(1) as threads:
+        list(simulate_many(CloseCall(), range(3), executor=threads))
+        assert capsys.readouterr().out == ""                       # stdout is not a terminal here
+        list(simulate_many(CloseCall(), range(3), executor=threads, progress=False))
+        assert capsys.readouterr().out == ""
+        pytest.importorskip("tqdm")
+        list(simulate_many(Flaky(), range(8), executor=threads, progress=True))
+        bar = capsys.readouterr().out
+        assert "8/8" in bar and "failed=2" in bar
+
+
+def test_the_summary_counts_and_describes_the_batch(pool):
+    results = list(simulate_many(Flaky(), range(30), executor=pool, max_steps=40))
+    summary = summarize(results)
+    completed = [r for r in results if isinstance(r, SimulationResult)]
+    failed = [r for r in results if isinstance(r, FailedRun)]
+    assert (summary.runs, summary.completed, summary.failed) == (30, len(completed), len(failed))
+    assert summary.failures == {"ZeroDivisionError": len(failed)}
+    assert summary.failed_seeds == tuple(r.seed for r in failed)
+    by_type = {}
+    for r in completed:
+        by_type[r.termination_type.value] = by_type.get(r.termination_type.value, 0) + 1
+    assert summary.by_termination == by_type
+    rejected = sum(r.rejections for r in completed)
+    assert summary.rejected == rejected > 0
+    assert summary.rejection_rate == rejected / (rejected + len(completed))
+    gaps = [gap for r in completed for _, gap in r.records["gap"]]
+    stats = {s.name: s for s in summary.statistics}
+    assert list(stats) == ["steps", "final lead speed", "gap (per step)"]
+    gap = stats["gap (per step)"]
+    assert gap.count == len(gaps) and (gap.min, gap.max) == (min(gaps), max(gaps))
+    assert gap.mean == pytest.approx(sum(gaps) / len(gaps), rel=1e-12)
+    numpy = pytest.importorskip("numpy")
+    assert gap.std == pytest.approx(numpy.std(gaps, ddof=1), rel=1e-9)
+    table = str(summary)
+    assert "  failed" in table and "ZeroDivisionError" in table and "rejection rate" in table
+    assert "gap (per step)" in table
+    pandas = pytest.importorskip("pandas")
+    frame = summary.to_frame()
+    assert frame.loc[("runs", "failed"), "count"] == len(failed)
+    assert frame.loc[("attempts", "rejected"), "mean"] == pytest.approx(summary.rejection_rate)
+    assert frame.loc[("statistic", "gap (per step)"), "max"] == max(gaps)
+    assert isinstance(frame, pandas.DataFrame)
+    assert summarize(iter(results)) == summary
+
+
+def test_summarize_refuses_other_items():
+    with pytest.raises(TypeError, match="SimulationResult and FailedRun items, got 3"):
+        summarize([3])

@@ -1,0 +1,146 @@
+"""``cvcclock batch``: the summary, exit status 0/1/2, SIGINT and resume, in subprocesses.
+
+The command runs with the tests directory as its working directory, so
+``support.batch_scenarios`` (where the scenarios are) is importable as MODULE, as a user's
+own module would be.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cvcclock.scenario import read_results
+from support.batch_scenarios import CloseCall, Flaky, Slow, comparable, fast, serial
+
+TESTS = Path(__file__).parents[1]
+CLOSE_CALL = "support.batch_scenarios:CloseCall"
+FLAKY = "support.batch_scenarios:Flaky"
+MAIN = "import sys; from cvcclock.cli.batch import main; sys.exit(main())"
+
+
+@pytest.fixture(autouse=True)
+def watchdog():
+    """No test here may hang: after 120 s the process dumps every thread's stack and exits."""
+    faulthandler.dump_traceback_later(120, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
+def batch(*args, timeout=60):
+    """``cvcclock batch ARGS`` through batch_cli.main; the finished process."""
+    return subprocess.run([sys.executable, "-c", MAIN, *map(str, args)], capture_output=True,
+                          text=True, cwd=TESTS, timeout=timeout)
+
+
+def start_batch(*args):
+    return subprocess.Popen([sys.executable, "-c", MAIN, *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=TESTS)
+
+
+def test_a_batch_prints_its_summary_and_exits_0(tmp_path):
+    out = tmp_path / "runs.jsonl"
+    proc = batch(CLOSE_CALL, "--seeds", "0:24", "--workers", 2, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["runs", "24"]
+    assert "    scenario complete" in proc.stdout and "rejection rate 0.00%" in proc.stdout
+    assert any(line.startswith("gap (per step)") for line in lines)
+    assert lines[-1] == f"results: {out}"
+    assert read_results(out) == serial(CloseCall(), range(24))
+
+
+def test_failed_runs_exit_1_and_are_listed_max_steps_applies(tmp_path):
+    proc = batch(FLAKY, "--seeds", "0:30", "--workers", 2, "--max-steps", 40)
+    assert proc.returncode == 1, proc.stderr
+    expected = [r for r in comparable(serial(Flaky(), range(30), max_steps=40))
+                if isinstance(r, tuple)]
+    assert re.search(rf"^    ZeroDivisionError +{len(expected)}$", proc.stdout, re.MULTILINE)
+    assert "seeds " + ", ".join(str(seed) for seed, _, _ in expected) in proc.stdout
+    assert "    time limit" in proc.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    ([CLOSE_CALL], "the following arguments are required: --seeds"),
+    ([CLOSE_CALL, "--seeds", "100"], "--seeds must be START:STOP, two integers"),
+    ([CLOSE_CALL, "--seeds", "9:3"], "--seeds START:STOP needs START < STOP"),
+    ([CLOSE_CALL, "--seeds", "5:5"], "needs START < STOP"),
+    ([CLOSE_CALL, "--seeds", "a:9"], "--seeds must be START:STOP, two integers"),
+    ([CLOSE_CALL, "--seeds", "0:9", "--workers", "0"], "--workers must be >= 1, got 0"),
+    ([CLOSE_CALL, "--seeds", "0:9", "--workers", "two"],
+     "--workers must be an integer, got 'two'"),
+    ([CLOSE_CALL, "--seeds", "0:9", "--max-steps", "-3"],
+     "--max-steps must be >= 0, got -3"),
+    ([CLOSE_CALL, "--seeds", "0:9", "--workers", "2", "--scheduler", "tcp://localhost:8786"],
+     "give --workers or --scheduler, not both"),
+    (["test_batch", "--seeds", "0:9"], "must be MODULE:SCENARIO"),
+    (["no_such_module:X", "--seeds", "0:9"], "cannot import module 'no_such_module'"),
+    (["support.batch_scenarios:Nothing", "--seeds", "0:9"],
+     "module 'support.batch_scenarios' has no 'Nothing'"),
+    (["support.batch_scenarios:serial", "--seeds", "0:9"], "is <function serial"),
+    (["support.batch_scenarios:Doomed", "--seeds", "0:9"], "cannot be made with no arguments"),
+])
+def test_bad_arguments_exit_2_with_a_clear_message(args, message):
+    proc = batch(*args)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert message in proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith("cvcclock batch: error: ")
+
+
+def test_an_out_file_of_another_batch_exits_2(tmp_path):
+    out = tmp_path / "runs.jsonl"
+    assert batch(CLOSE_CALL, "--seeds", "0:3", "--workers", 1,
+                 "--out", out).returncode == 0
+    proc = batch(CLOSE_CALL, "--seeds", "0:3", "--workers", 1, "--out", out,
+                 "--max-steps", 9)
+    assert proc.returncode == 2
+    assert f"holds results of scenario {CLOSE_CALL} with options {{}}" in proc.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGINT to send to one process")
+def test_sigint_stops_the_batch_and_the_same_command_resumes_it(tmp_path):
+    out = tmp_path / "runs.jsonl"
+    args = ("support.batch_scenarios:Slow", "--seeds", "0:120", "--workers", 2, "--out", out)
+    proc = start_batch(*args)
+    try:
+        deadline = time.monotonic() + 60
+        while not out.exists() or out.read_bytes().count(b"\n") < 20:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no results written"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert ("interrupted; the finished runs are in" in stderr
+            and "run the same command again" in stderr)
+    done = read_results(out)
+    assert 20 <= len(done) < 120
+    again = batch(*args)
+    assert again.returncode == 0, again.stderr
+    # each seed once, as if never stopped
+    assert read_results(out) == serial(fast(Slow()), range(120))
+    assert len(out.read_bytes().splitlines()) == 120
+
+
+def test_python_dash_m_cvcclock_batch(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "cvcclock", "batch", CLOSE_CALL,
+                           "--seeds", "0:4", "--workers", "1"],
+                          capture_output=True, text=True, cwd=TESTS, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].split() == ["runs", "4"]
+    bad = subprocess.run([sys.executable, "-m", "cvcclock", "batch", CLOSE_CALL,
+                          "--seeds", "x"],
+                         capture_output=True, text=True, cwd=TESTS, timeout=60)
+    assert bad.returncode == 2 and "usage: cvcclock batch" in bad.stderr
