@@ -10,6 +10,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import faulthandler
 import json
+import math
 import multiprocessing
 import os
 import subprocess
@@ -23,6 +24,7 @@ from cvcclock.scenario import (
     FailedRun,
     SimulationResult,
     read_results,
+    simulate,
     simulate_many,
     summarize,
 )
@@ -36,6 +38,7 @@ from support.batch_scenarios import (
     seeds_in_file,
     serial,
 )
+from support.idle_scenarios import Ends
 
 START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
@@ -156,6 +159,19 @@ def test_breaking_out_then_rerunning_gives_each_seed_once(pool, tmp_path):
     assert first == uninterrupted[:12]
     assert seeds_in_file(out) == list(seeds)
     assert read_results(out) == read_results(tmp_path / "whole.jsonl")
+
+
+def test_a_batch_takes_an_infinite_time_limit_and_resumes_its_file(tmp_path):
+    out = tmp_path / "runs.jsonl"
+    with cf.ThreadPoolExecutor(1) as threads:
+        first = list(simulate_many(Ends(12), [0, 1], executor=threads, out=out,
+                                   time_limit=math.inf))
+        both = list(simulate_many(Ends(12), [0, 1, 2], executor=threads, out=out,
+                                  time_limit=math.inf))
+    assert all(isinstance(r, SimulationResult) and r.steps == 12 for r in both)
+    assert both[:2] == first and both == [simulate(Ends(12), seed=s) for s in (0, 1, 2)]
+    assert '"options":{"time_limit":{"$float":"inf"}}' in out.read_text().splitlines()[0]
+    assert [r.seed for r in read_results(out)] == [0, 1, 2]     # three runs, none twice
 
 
 def test_a_progress_callback_that_raises_stops_the_batch_and_a_rerun_finishes_it(pool, tmp_path):

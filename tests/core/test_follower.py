@@ -1,8 +1,11 @@
 """Followers: whole-quantum periods, take, alpha and resynchronisation; core and oracle alike."""
 
+import re
+
 import pytest
 
-from cvcclock import ClockConfig, ClockFollower, WorldClock, ticks_per_step
+from cvcclock import ClockBank, ClockConfig, ClockFollower, WorldClock, ticks_per_step
+from support.pacings import DRIVER_PACINGS
 
 
 @pytest.mark.parametrize(
@@ -125,3 +128,46 @@ def test_follower_is_picklable():
     g = pickle.loads(pickle.dumps(f))
     assert (g.period, g.last_tick) == (2, 0)
     assert g.take(clock) == f.take(clock) == 2
+
+
+# -- alpha_of: a follower's alpha read off its clock -------------------------------------------
+
+
+@pytest.mark.parametrize("pacing", DRIVER_PACINGS)
+def test_alpha_of_is_alpha_at_the_clocks_tick_and_alpha_under_every_pacing(pacing):
+    setup, frame = DRIVER_PACINGS[pacing]
+    clock = WorldClock()
+    clock.every_ticks(4, lambda tick: None)        # something for "next due" to jump to
+    followers = [ClockFollower(k) for k in (1, 3, 7)]
+    setup(clock)
+    for i in range(40):
+        frame(clock)
+        if i == 20:
+            clock.pause()
+        for f in followers:
+            assert f.alpha_of(clock) == f.alpha(clock.tick, clock.alpha)
+    clock.configure(ClockConfig(fixed_dt=0.01))
+    assert [f.alpha_of(clock) for f in followers] == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("bad", [None, 3, ClockBank(1)])
+def test_alpha_of_refuses_what_is_not_a_clock_naming_it(bad):
+    follower = ClockFollower(3, start_tick=5)
+    with pytest.raises(TypeError, match=re.escape(f"clock must be a WorldClock, got {bad!r}")):
+        follower.alpha_of(bad)
+    assert follower.last_tick == 5
+
+
+# -- a follower's repr and the clock alpha it takes --------------------------------------------
+
+
+def test_follower_repr_is_a_valid_call():
+    f = ClockFollower(3, start_tick=7)
+    again = eval(repr(f), {"ClockFollower": ClockFollower})
+    assert (again.period, again.last_tick) == (3, 7)
+
+
+@pytest.mark.parametrize("clock_alpha", [1.0, 2.0, -0.1])
+def test_follower_alpha_refuses_a_clock_alpha_outside_zero_one(clock_alpha):
+    with pytest.raises(ValueError, match=r"clock_alpha must be in \[0, 1\)"):
+        ClockFollower(3).alpha(5, clock_alpha)

@@ -360,6 +360,25 @@ def test_a_second_thread_cannot_advance_while_a_callback_runs_on_the_driver():
     assert clock.tick == 3 and other.active and other.next_tick == 5
 
 
+def test_the_new_driver_calls_from_another_thread_during_a_callback_are_refused():
+    """While a callback runs on the driver, another thread's advance_to_next_due is refused
+    on every build; on a free-threaded build pause, resume and cancel_all are too (they
+    would race the driver's mode and timer queue). alpha_of is any thread's read."""
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    with driver_held_in_a_callback(clock, WAIT) as other:
+        before = (clock.tick, clock.owed, clock.mode)
+        message = "another thread" if FREE_THREADED else "inside a timer callback"
+        with pytest.raises(RuntimeError, match=message):
+            clock.advance_to_next_due()
+        if FREE_THREADED:
+            for call in (clock.pause, clock.resume, lambda: clock.cancel_all(print)):
+                with pytest.raises(RuntimeError, match="another thread is advancing or changing"):
+                    call()
+        assert ClockFollower(1).alpha_of(clock) == 0.0
+        assert (clock.tick, clock.owed, clock.mode) == before == (2, 1, Mode.LIVE)
+    assert clock.tick == 3 and other.active
+
+
 def test_calls_from_a_callback_on_the_driver_thread_are_the_drivers_own():
     clock = WorldClock(ClockConfig(fixed_dt=0.01))
     follower = ClockFollower(1)

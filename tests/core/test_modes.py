@@ -2,7 +2,8 @@
 
 import pytest
 
-from cvcclock import Mode
+from cvcclock import ClockBank, ClockConfig, Mode, WorldClock
+from support.probes import observable
 
 
 def test_live_banks_wall_time_and_runs_whole_quanta(make_clock):
@@ -181,3 +182,122 @@ def test_t_is_computed_from_tick_never_accumulated(make_clock):
     assert clock.t == 1000 * 0.01
 
 
+# -- pause and resume: the clock remembers the mode it left ------------------------------------
+# The core's own (test_parity runs the oracle through pause and resume).
+
+
+OTHER_MODES = [Mode.LIVE, Mode.LOCKSTEP, Mode.STEPPING, Mode.REPLAY]
+
+
+@pytest.mark.parametrize("mode", OTHER_MODES)
+def test_pause_remembers_the_mode_and_resume_returns_to_it(mode):
+    clock = WorldClock()
+    clock.mode = mode
+    assert not clock.paused
+    clock.pause()
+    assert clock.paused and clock.mode is Mode.PAUSED
+    assert clock.state().resume_mode is mode
+    clock.resume()
+    assert clock.mode is mode and not clock.paused
+
+
+@pytest.mark.parametrize("mode", OTHER_MODES)
+def test_the_mode_setter_entering_paused_is_remembered_too(mode):
+    clock = WorldClock()
+    clock.mode = mode
+    clock.mode = "paused"
+    clock.mode = Mode.PAUSED          # paused again: still the mode it first left
+    clock.pause()                     # a no-op, likewise
+    clock.resume()
+    assert clock.mode is mode
+
+
+def test_pausing_twice_and_resuming_an_unpaused_clock_change_nothing():
+    clock = WorldClock()
+    clock.mode = "lockstep"
+    clock.advance(1 / 60)
+    clock.resume()                    # not paused: nothing
+    assert clock.mode is Mode.LOCKSTEP
+    clock.pause()
+    before = observable(clock)
+    clock.pause()
+    assert observable(clock) == before
+    clock.resume()
+    before = observable(clock)
+    clock.resume()
+    assert observable(clock) == before and clock.mode is Mode.LOCKSTEP
+
+
+def test_a_clock_never_in_another_mode_resumes_to_live():
+    for clock in (WorldClock(), WorldClock.__new__(WorldClock)):
+        clock.mode = "paused"
+        clock.resume()
+        assert clock.mode is Mode.LIVE
+
+
+@pytest.mark.parametrize("mode", OTHER_MODES)
+def test_alpha_follows_the_mode_setter_through_pause_and_resume(mode):
+    by_calls, by_setter = WorldClock(), WorldClock()
+    for clock in (by_calls, by_setter):
+        clock.advance(0.013)          # a bank of 0.56 quanta
+        clock.mode = mode
+        clock.advance(0.013)
+    by_calls.pause()
+    by_setter.mode = "paused"
+    assert by_calls.alpha == by_setter.alpha
+    assert by_calls.advance(1 / 60) == by_setter.advance(1 / 60)   # frozen: nothing runs
+    by_calls.resume()
+    by_setter.mode = mode
+    assert by_calls.state() == by_setter.state()
+    assert by_calls.alpha == (by_calls.state().bank if mode is Mode.LIVE else 0.0)
+
+
+def test_configure_keeps_the_mode_and_the_mode_a_pause_left():
+    clock = WorldClock()
+    clock.mode = "stepping"
+    clock.pause()
+    clock.configure(ClockConfig(fixed_dt=0.01))
+    assert clock.paused
+    clock.resume()
+    assert clock.mode is Mode.STEPPING
+
+
+def test_a_bank_slot_remembers_the_mode_it_was_paused_from_as_the_clock_does():
+    bank, clock = ClockBank(2), WorldClock()
+    bank.set_mode("lockstep", 0)
+    bank.set_mode("paused", 0)
+    clock.mode = "lockstep"
+    clock.pause()
+    assert bank.clock_state(0) == clock.state()
+    assert bank.clock_state(0).resume_mode is Mode.LOCKSTEP
+    bank.mode[1] = ClockBank.MODES.index(Mode.PAUSED)     # written, seen at the next call
+    bank.advance(1 / 60)
+    clock.advance(1 / 60)
+    assert bank.clock_state(1).resume_mode is Mode.LIVE
+    bank.set_mode("stepping", 0)
+    clock.resume()
+    clock.mode = "stepping"
+    assert bank.clock_state(0) == clock.state()
+
+
+def test_pause_and_resume_work_inside_a_timer_callback_and_presenting():
+    clock = WorldClock()
+    clock.mode = "lockstep"
+    clock.lockstep_steps = 4
+    clock.after_ticks(2, lambda tick: clock.pause())
+    assert clock.advance(1 / 60).steps == 4       # the call's quanta were granted already
+    assert clock.paused and clock.advance(1 / 60).steps == 0
+    with clock.presenting():
+        clock.resume()
+    assert clock.mode is Mode.LOCKSTEP
+
+
+def test_paused_is_read_only_and_pause_takes_no_arguments():
+    clock = WorldClock()
+    with pytest.raises(AttributeError):
+        clock.paused = True
+    with pytest.raises(TypeError):
+        clock.pause("lockstep")
+    with pytest.raises(TypeError):
+        clock.resume(Mode.LIVE)
+    assert clock.mode is Mode.LIVE

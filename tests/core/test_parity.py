@@ -248,9 +248,9 @@ def test_core_and_oracle_agree_on_random_operations(config, ops):
         assert core.clock.next_due_tick == model.clock.next_due_tick
 
 
-# The conveniences of issue 15 among the calls they interact with most, so that short random
-# sequences often pause in one mode and resume, jump to due timers (after a raise too) and
-# cancel a group from inside a callback.
+# Pause and resume, advance_to_next_due and cancel_all among the calls they interact with
+# most, so that short random sequences often pause in one mode and resume, jump to due timers
+# (after a raise too) and cancel a group from inside a callback.
 focused_operations = st.one_of(
     st.tuples(st.just("mode"), st.sampled_from(list(Mode))),
     st.tuples(st.just("clock_pause"), st.none()),

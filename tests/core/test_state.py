@@ -1,4 +1,4 @@
-"""Clock state as a value: state(), restore(), pickle and deepcopy (issue 11, part 1)."""
+"""Clock state as a value: state(), restore(), pickle and deepcopy."""
 
 import copy
 import pickle
@@ -6,16 +6,8 @@ import pickle
 import pytest
 
 from cvcclock import ClockConfig, ClockFollower, ClockState, Mode, TimerState, WorldClock
-
-
-class Log:
-    """A picklable callback: it records the ticks it was called at."""
-
-    def __init__(self):
-        self.ticks = []
-
-    def __call__(self, tick, *count):
-        self.ticks.append((tick, *count))
+from cvcclock._core import _clock_state_from_fields
+from support.probes import Log
 
 
 def busy_clock():
@@ -232,3 +224,61 @@ def test_states_forged_from_parts_are_refused_not_crashing():
     with pytest.raises(TypeError):
         _clock_state_from_fields(*fields)
     assert repr(TimerState.__new__(TimerState)).startswith("TimerState(")
+
+
+# -- the mode a pause left: carried by a state, its copies and restore -------------------------
+
+
+def test_state_restore_pickle_and_deepcopy_carry_the_remembered_mode():
+    clock = WorldClock()
+    clock.mode = "lockstep"
+    clock.pause()
+    saved = clock.state()
+    assert saved.resume_mode is Mode.LOCKSTEP and "resume_mode='lockstep'" in repr(saved)
+    for copied in (pickle.loads(pickle.dumps(clock)), copy.deepcopy(clock)):
+        assert copied.state() == saved
+        copied.resume()
+        assert copied.mode is Mode.LOCKSTEP
+    assert pickle.loads(pickle.dumps(saved)) == saved
+    clock.mode = "replay"
+    clock.mode = "paused"
+    other = clock.state()
+    assert other != saved and other.resume_mode is Mode.REPLAY   # it decides the future
+    clock.restore(saved)
+    clock.resume()
+    assert clock.mode is Mode.LOCKSTEP
+
+
+def test_a_state_whose_resume_mode_contradicts_its_mode_is_refused():
+    fields = list(WorldClock().state().__reduce__()[1])
+    assert fields[1:3] == [Mode.LIVE, Mode.LIVE]
+    fields[2] = Mode.LOCKSTEP          # resume_mode must be the mode itself unless paused
+    with pytest.raises(ValueError, match="resume_mode.*'live'.*'lockstep'"):
+        _clock_state_from_fields(*fields)
+    fields[1:3] = [Mode.PAUSED, Mode.PAUSED]
+    with pytest.raises(ValueError, match="resume_mode"):
+        _clock_state_from_fields(*fields)
+    fields[2] = "bogus"
+    with pytest.raises(ValueError, match="bogus"):
+        _clock_state_from_fields(*fields)
+
+
+def test_a_run_restored_mid_pause_goes_on_identically():
+    clock = WorldClock()
+    clock.mode = "lockstep"
+    clock.lockstep_steps = 2
+    log = Log()
+    clock.every_ticks(3, log)
+    clock.after_ticks(5, lambda tick: clock.pause())
+    for _ in range(4):
+        clock.advance(1 / 60)
+    assert clock.paused
+    saved, logged = clock.state(), len(log.ticks)
+    first = [clock.advance(1 / 60), clock.resume(), clock.advance(1 / 60),
+             clock.advance_to_next_due(), clock.advance(1 / 60)]
+    after = (clock.state(), log.ticks[logged:])
+    clock.restore(saved)
+    del log.ticks[logged:]
+    again = [clock.advance(1 / 60), clock.resume(), clock.advance(1 / 60),
+             clock.advance_to_next_due(), clock.advance(1 / 60)]
+    assert again == first and (clock.state(), log.ticks[logged:]) == after

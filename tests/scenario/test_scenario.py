@@ -1,9 +1,13 @@
-"""cvcclock.scenario: behaviors, guards, modular scenarios, requirements, records, bad input."""
+"""cvcclock.scenario: behaviors, guards, modular scenarios, requirements, records, run limits,
+the time step, bad input, and the runner's repr."""
 
 import doctest
+import math
 import random
 import re
+import warnings
 
+import numpy as np
 import pytest
 
 import cvcclock.scenario
@@ -29,11 +33,14 @@ from cvcclock.scenario import (
     precondition,
     require,
     simulate,
+    simulate_many,
     take,
     terminate,
     wait,
 )
+from cvcclock.scenario import runner as runner_module
 from cvcclock.scenario.runner import derive_seed
+from support.idle_scenarios import Ends, Forever
 
 
 class Solo(Scenario):
@@ -433,6 +440,74 @@ def test_time_limit_in_seconds_and_behavior_termination():
         TerminationType.BEHAVIOR, "agent 'car' terminated the simulation", 1)
 
 
+# -- a run with no limit warns; time_limit=math.inf runs unbounded on purpose ------------------
+
+
+UNBOUNDED = re.compile(r"simulate\(\) has run (?P<steps>[\d,]+) time steps .* of scenario "
+                       r"'(?P<name>\w+)' with neither time_limit nor max_steps, .* give "
+                       r"max_steps= or time_limit= to bound the run, or time_limit=math.inf "
+                       r"to say that an unbounded run is meant \(which silences this warning\)")
+
+
+@pytest.fixture
+def warn_at_20(monkeypatch):
+    """The unbounded-run warning after 20 steps instead of 100,000, to keep runs short."""
+    monkeypatch.setattr(runner_module, "_UNBOUNDED_WARNING_STEPS", 20)
+
+
+def unbounded_warnings(caught):
+    return [w for w in caught if UNBOUNDED.search(str(w.message))]
+
+
+def test_a_run_without_a_limit_warns_at_100000_steps():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)   # the warning stops the endless run
+        with pytest.raises(RuntimeWarning) as info:
+            simulate(Forever(), seed=0)
+    found = UNBOUNDED.search(str(info.value))
+    assert found and found["steps"] == "100,000" and found["name"] == "Forever"
+    assert "(10000 s)" in str(info.value)
+
+
+def test_a_run_past_the_threshold_warns_once_at_the_callers_line_and_goes_on(warn_at_20):
+    with pytest.warns(RuntimeWarning) as caught:
+        result = simulate(Ends(50), seed=0)
+    assert result.steps == 50 and result.termination_type is TerminationType.SCENARIO_COMPLETE
+    assert len(unbounded_warnings(caught)) == len(caught) == 1
+    assert caught[0].filename == __file__                 # it points at the simulate() call
+
+
+def test_a_scenario_that_ends_itself_before_the_threshold_does_not_warn(warn_at_20):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert simulate(Ends(19), seed=0).steps == 19
+    with pytest.warns(RuntimeWarning, match="has run 20 time steps"):
+        assert simulate(Ends(20), seed=0).steps == 20      # still running after 20 steps
+
+
+@pytest.mark.parametrize("limits", [{"time_limit": math.inf}, {"time_limit": np.float64("inf")},
+                                    {"max_steps": 50}, {"time_limit": 5.0},
+                                    {"max_steps": 60, "time_limit": math.inf}],
+                         ids=lambda d: ",".join(f"{k}={v!r}" for k, v in d.items()))
+def test_a_run_given_a_limit_or_an_infinite_time_limit_does_not_warn(warn_at_20, limits):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = simulate(Ends(50), seed=0, **limits)
+    assert result.steps == 50
+
+
+def test_an_infinite_time_limit_is_no_limit():
+    unlimited = simulate(Ends(30), seed=3, time_limit=math.inf)
+    assert unlimited == simulate(Ends(30), seed=3)
+    assert unlimited.termination_type is TerminationType.SCENARIO_COMPLETE
+    clock = WorldClock(ClockConfig(fixed_dt=0.1))
+    runner = ScenarioRunner(Forever(), clock, seed=0, time_limit=math.inf)
+    for _ in range(40):
+        clock.advance_ticks(1)
+        assert runner.pump() == 1
+    assert runner.result is None and not runner.done
+
+
 # -- bad input -------------------------------------------------------------------------
 
 
@@ -600,6 +675,68 @@ def test_a_time_step_that_is_not_a_number():
         simulate(NoDt(idle), seed=0, max_steps=1)
 
 
+# -- a runner's dt and the one its scenario declares -------------------------------------------
+
+
+class Declared(Forever):
+    dt = 0.05
+
+
+class Inherits(Declared):
+    pass
+
+
+class Unset(Forever):
+    dt = None      # declares none: the runner must be given one
+
+
+@pytest.mark.parametrize("scenario_class", [Declared, Inherits])
+def test_a_dt_other_than_the_declared_one_is_refused_naming_both(scenario_class):
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    clock.advance_ticks(3)
+    name = scenario_class.__name__
+    message = (f"scenario {name!r}: dt=0.1 differs from the time step the scenario declares, "
+               f"{name}.dt=0.05; ")
+    with pytest.raises(ValueError, match="^" + re.escape(message) + ".*scenario.dt = 0.1"):
+        ScenarioRunner(scenario_class(), clock, 0.1, seed=0)
+    assert clock.tick == 3
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        simulate(scenario_class(), seed=0, max_steps=1, dt=0.1)
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        simulate_many(scenario_class(), [0], max_steps=1, dt=0.1)   # up front, not per run
+
+
+def test_the_declared_dt_given_or_omitted_runs_at_that_step():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    for dt in (None, 0.05, np.float64(0.05)):
+        assert ScenarioRunner(Declared(), clock, dt, seed=0).dt == 0.05
+    assert simulate(Declared(), seed=0, max_steps=2, dt=0.05).dt == 0.05
+
+
+def test_a_scenario_that_declares_no_dt_runs_at_any_step_given():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    assert ScenarioRunner(Forever(), clock, 0.03, seed=0).dt == 0.03   # as Scenic's timestep
+    assert ScenarioRunner(Unset(), clock, 0.03, seed=0).dt == 0.03
+    with pytest.raises(TypeError, match="^scenario 'Unset': Unset.dt must be a real number, "
+                                        "got None$"):
+        ScenarioRunner(Unset(), clock, seed=0)
+
+
+def test_the_instance_dt_is_the_way_to_run_a_declared_scenario_at_another_step():
+    scenario = Declared()
+    scenario.dt = 0.1
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    assert ScenarioRunner(scenario, clock, 0.1, seed=0).dt == 0.1
+    assert ScenarioRunner(scenario, clock, seed=0).dt == 0.1
+    with pytest.raises(ValueError, match=r"^scenario 'Declared': dt=0.05 differs .* "
+                                         r"Declared.dt=0.1; "):
+        ScenarioRunner(scenario, clock, 0.05, seed=0)
+    loose = Forever()
+    loose.dt = 0.2                                  # an instance's dt is a declaration too
+    with pytest.raises(ValueError, match=r"dt=0.1 differs .* Forever.dt=0.2; "):
+        ScenarioRunner(loose, clock, 0.1, seed=0)
+
+
 def test_other_bad_arguments():
     with pytest.raises(TypeError, match="seed must be an integer, got '1'"):
         simulate(Solo(idle), seed="1", max_steps=1)
@@ -638,3 +775,56 @@ def test_point_mass_simulator_alone():
     with pytest.raises(InvalidAction, match="executes Throttle and Steer actions, not 'left'"):
         sim.apply_action(car, "left")
     assert sim.get_properties(car)["speed"] == 0.0
+
+
+# -- repr(ScenarioRunner) ----------------------------------------------------------------------
+
+
+class Fails(Forever):
+    """Its second car's behavior raises in time step 2."""
+
+    def setup(self, s):
+        def crash(car):
+            for _ in range(2):
+                yield wait()
+            raise ZeroDivisionError("step 2")
+
+        s.add_agent("crasher", Vehicle(), crash)
+
+
+class Unnamed(Forever):
+    broken = False
+
+    @property
+    def name(self) -> str:
+        if self.broken:
+            raise RuntimeError("no name")
+        return "Unnamed"
+
+
+def test_repr_tells_the_scenario_dt_tick_steps_and_state():
+    clock = WorldClock(ClockConfig(fixed_dt=0.05))
+    runner = ScenarioRunner(Ends(3), clock, 0.1, seed=0)
+    assert repr(runner) == "<ScenarioRunner 'Ends' dt=0.1 clock tick=0 steps=0 running>"
+    clock.advance_ticks(4)
+    runner.pump()
+    assert repr(runner) == "<ScenarioRunner 'Ends' dt=0.1 clock tick=4 steps=2 running>"
+    clock.advance_ticks(4)
+    runner.pump()
+    assert repr(runner) == ("<ScenarioRunner 'Ends' dt=0.1 clock tick=8 steps=3 "
+                            "ended (scenario complete)>")
+
+
+def test_repr_of_a_failed_run_and_of_a_broken_name_never_raises():
+    clock = WorldClock(ClockConfig(fixed_dt=0.1))
+    runner = ScenarioRunner(Fails(), clock, seed=0)
+    clock.advance_ticks(5)
+    with pytest.raises(ZeroDivisionError):
+        runner.pump()
+    assert repr(runner) == ("<ScenarioRunner 'Fails' dt=0.1 clock tick=5 steps=2 "
+                            "failed (ZeroDivisionError)>")
+    scenario = Unnamed()
+    runner = ScenarioRunner(scenario, clock, seed=0)
+    scenario.broken = True
+    assert repr(runner) == ("<ScenarioRunner <RuntimeError: no name> dt=0.1 clock tick=5 "
+                            "steps=0 running>")

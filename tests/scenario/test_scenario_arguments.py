@@ -31,12 +31,14 @@ from cvcclock.scenario import (
     precondition,
     require,
     simulate,
+    simulate_many,
     take,
     terminate,
     wait,
 )
 from cvcclock.scenario.requirements import describe
 from cvcclock.scenario.runner import derive_seed
+from support.idle_scenarios import Forever
 
 BIG = 10**400
 T, V = TypeError, ValueError    # short names for the tables' error column
@@ -144,6 +146,23 @@ def test_runner_only_arguments():
         ScenarioRunner(Solo(), 5, seed=0)
     with pytest.raises(TypeError, match="^scenario must be a Scenario, got <class"):
         ScenarioRunner(Solo, WorldClock(ClockConfig(fixed_dt=0.1)), seed=0)
+
+
+@pytest.mark.parametrize("value, error, message", [
+    (-math.inf, ValueError, "time_limit must be finite and non-negative, got -inf (or math.inf "
+                            "for no limit)"),
+    (math.nan, ValueError, "time_limit must be finite and non-negative, got nan (or math.inf "
+                           "for no limit)"),
+    ("inf", TypeError, "time_limit must be a real number, got 'inf'")])
+def test_a_bad_time_limit_is_refused_by_all_three(value, error, message):
+    clock = WorldClock(ClockConfig(fixed_dt=0.1))
+    calls = [lambda: simulate(Forever(), seed=0, time_limit=value),
+             lambda: ScenarioRunner(Forever(), clock, seed=0, time_limit=value),
+             lambda: simulate_many(Forever(), [0], time_limit=value)]
+    for call in calls:
+        with pytest.raises(error, match="^" + re.escape(message) + "$"):
+            call()
+    assert clock.tick == 0
 
 
 @pytest.mark.parametrize("dt", [1e-7, 0.0])

@@ -1,4 +1,4 @@
-"""Tiny deterministic worlds shared by the thread, determinism and convenience tests."""
+"""Tiny deterministic worlds shared by the thread, determinism and timer tests."""
 
 from __future__ import annotations
 
@@ -30,3 +30,14 @@ class DampedSpring:
         self.v += (-40.0 * self.x - 0.7 * self.v) * dt
         self.x += self.v * dt
         return (self.x, self.v)
+
+
+class Ship:
+    """A ship whose guns are timers: each ``ship.fire`` is a new bound method, equal to the
+    others, so ``clock.cancel_all(ship.fire)`` finds every timer it was given to."""
+
+    def __init__(self) -> None:
+        self.shots: list[int] = []
+
+    def fire(self, tick: int) -> None:
+        self.shots.append(tick)
