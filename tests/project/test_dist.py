@@ -4,7 +4,8 @@ compiled module, the stubs and py.typed, and no Cython or C sources.
 scripts/prove_wheel.sh passes the archives it built (CVCCLOCK_SDIST, CVCCLOCK_WHEEL); run
 on its own, the test builds them from this checkout with ``python -m build``, in isolation,
 which fetches the build requirements from the package index and takes about 30 s: hence the
-``network`` marker, deselected by default (``pytest -m network tests/project/test_dist.py`` runs it).
+``network`` marker, deselected by default (``pytest -m network tests/project/test_dist.py``
+runs it).
 """
 
 import os
