@@ -24,7 +24,14 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.doctest",
     "numpydoc",
+    "sphinx_copybutton",
 ]
+
+# The copy button copies what to paste: without the ">>> "/"... " of a doctest or the "$ " of
+# a shell line, and without the output lines that follow them. A block with no prompt (a
+# script to save as a file) is copied whole. The pattern is a JavaScript regexp.
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
 
 exclude_patterns = ["_build"]
 
