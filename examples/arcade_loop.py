@@ -6,14 +6,15 @@ What it shows:
 - where an arcade game would put its physics in ``on_fixed_update`` (arcade's accumulator at
   ``fixed_rate``), this one hands ``delta_time`` to cvcclock's binding in ``on_update`` and
   steps the world each time its follower says a 1/60 s step fell due. For the same frame
-  times it runs the same steps as arcade's fixed clock (tests/test_examples.py compares them
-  frame by frame), with three differences: on exact ties (steady 1/60 s frames) it runs one
-  step every frame where arcade's float accumulator now and then runs 0 then 2; a frame
-  longer than 8 quanta (1/15 s) runs 4 steps and counts the rest as dropped, where arcade
-  (``fixed_frame_cap=None``) runs them all; and pause, single-step and speed come through
-  the binding's keys (Space, ``.``, Up/Down);
+  times it runs the same steps as arcade's fixed clock (tests/project/test_examples.py
+  compares them frame by frame), with three differences: on exact ties (steady 1/60 s
+  frames) it runs one step every frame where arcade's float accumulator now and then runs 0
+  then 2; a frame longer than 8 quanta (1/15 s) runs 4 steps and counts the rest as
+  dropped, where arcade (``fixed_frame_cap=None``) runs them all; and pause, single-step
+  and speed come through the binding's keys (Space, ``.``, Up/Down);
 - ``on_draw`` inside ``clock.presenting()``, drawing the ball interpolated by ``alpha``
-  between its last two steps (drawn faint).
+  between its last two steps (drawn faint), and the status line along the bottom (tick,
+  speed, PAUSED while paused).
 
 Run it::
 
@@ -42,6 +43,7 @@ STEP_DT = 1 / 60                   # arcade's default fixed_rate; 2 quanta of 1/
 RADIUS = 14
 GHOST = (90, 70, 50)
 BALL = (255, 170, 40)
+TEXT = (200, 200, 200, 255)
 
 
 class Ball:
@@ -81,6 +83,7 @@ class Game(arcade.Window):
         self.prev = self.now = (self.ball.x, self.ball.y)
         self.steps = self.frames = 0
         self.background_color = arcade.color.BLACK
+        self.status = arcade.Text("", 8, 8, TEXT, font_size=11)
 
     def on_update(self, delta_time: float) -> None:
         """The one driver: arcade's delta_time (or a capture's fixed wall_dt)."""
@@ -105,6 +108,8 @@ class Game(arcade.Window):
             arcade.draw_circle_filled(x0, y0, RADIUS, GHOST)
             arcade.draw_circle_filled(x1, y1, RADIUS, GHOST)
             arcade.draw_circle_filled(x0 + (x1 - x0) * a, y0 + (y1 - y0) * a, RADIUS, BALL)
+            self.status.text = status_line(self.clock.tick, self.tree)
+            self.status.draw()
 
     def on_key_press(self, symbol: int, modifiers: int) -> None:
         if symbol == arcade.key.SPACE:
@@ -122,6 +127,12 @@ class Game(arcade.Window):
             self.on_draw()
             arcade.get_image().save(self.screenshot)
         self.close()
+
+
+def status_line(tick: int, tree: dict[str, object]) -> str:
+    """The line along the bottom: the tick, the speed, PAUSED when paused."""
+    return (f"tick {tick}  speed {tree['sim.speed']:g}x{'  PAUSED' if tree['sim.paused'] else ''}"
+            "  faint: last two steps, bright: between them by alpha")
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:

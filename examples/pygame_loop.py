@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
-import pygame
+# pygame prints a "Hello from the pygame community" banner on import unless this is set.
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-import cvcclock
+import pygame  # noqa: E402  (after the variable that silences its banner)
+
+import cvcclock  # noqa: E402
 
 SIZE = (640, 360)
 STEP_DT = 0.1                      # the world's step: 12 quanta of the default 1/120 s
@@ -110,10 +114,14 @@ class Game:
                 label(screen, font, f"tick {tick}", (x, y - RADIUS - 12))
             pygame.draw.circle(screen, BALL, drawn, RADIUS)
             label(screen, font, f"alpha {a:.2f}", (drawn[0], drawn[1] + RADIUS + 12))
-            status = (f"tick {self.clock.tick}  speed {self.tree['sim.speed']:g}x"
-                      f"{'  PAUSED' if self.tree['sim.paused'] else ''}  "
-                      "(faint: the last two steps; bright: drawn between them by alpha)")
+            status = status_line(self.clock.tick, self.tree)
             screen.blit(font.render(status, True, TEXT), (8, SIZE[1] - 24))
+
+
+def status_line(tick: int, tree: dict[str, object]) -> str:
+    """The line along the bottom: the tick, the speed, PAUSED when paused."""
+    return (f"tick {tick}  speed {tree['sim.speed']:g}x{'  PAUSED' if tree['sim.paused'] else ''}"
+            "  faint: last two steps, bright: between them by alpha")
 
 
 def label(screen: pygame.Surface, font: pygame.font.Font, text: str,
@@ -145,7 +153,10 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser.add_argument("--screenshot", help="save the last frame to this PNG")
     args = parser.parse_args(argv)
 
-    pygame.init()
+    # Only what the recipe uses: pygame.init() would also open the mixer, which on a machine
+    # without a sound card fills stderr with ALSA's complaints.
+    pygame.display.init()
+    pygame.font.init()
     screen = pygame.display.set_mode(SIZE)
     pygame.display.set_caption("cvcclock + pygame: Space pause, . step, Up/Down speed")
     font = pygame.font.Font(None, 24)

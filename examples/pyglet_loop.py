@@ -6,7 +6,8 @@ What it shows:
   driver: it hands pyglet's ``dt`` to cvcclock's binding and steps the ball world each time
   its follower says a 10 Hz step fell due;
 - ``on_draw`` runs inside ``clock.presenting()`` and draws the ball interpolated by ``alpha``
-  between its last two steps (drawn faint);
+  between its last two steps (drawn faint), and the status line along the bottom (tick,
+  speed, PAUSED while paused);
 - the keys write the binding's state-tree keys: Space pauses, ``.`` runs one quantum, Up/Down
   double or halve the speed.
 
@@ -37,6 +38,7 @@ STEP_DT = 0.1                      # the world's step: 12 quanta of the default 
 RADIUS = 14
 GHOST = (90, 70, 50)
 BALL = (255, 170, 40)
+TEXT = (200, 200, 200, 255)
 
 
 class Ball:
@@ -74,6 +76,8 @@ class Game(pyglet.window.Window):
         self.ghosts = [pyglet.shapes.Circle(0, 0, RADIUS, color=GHOST, batch=self.batch)
                        for _ in range(2)]
         self.sprite = pyglet.shapes.Circle(0, 0, RADIUS, color=BALL, batch=self.batch)
+        self.status = pyglet.text.Label("", x=8, y=8, font_size=11, color=TEXT,
+                                        batch=self.batch)
         pyglet.clock.schedule_interval(self.update, 1 / 60)
 
     def update(self, dt: float) -> None:
@@ -97,6 +101,7 @@ class Game(pyglet.window.Window):
             (x0, y0), (x1, y1) = self.prev, self.now
             self.ghosts[0].position, self.ghosts[1].position = self.prev, self.now
             self.sprite.position = (x0 + (x1 - x0) * a, y0 + (y1 - y0) * a)
+            self.status.text = status_line(self.clock.tick, self.tree)
             self.clear()
             self.batch.draw()
             self.draws += 1
@@ -118,6 +123,12 @@ class Game(pyglet.window.Window):
         self.switch_to()
         self.on_draw()
         pyglet.image.get_buffer_manager().get_color_buffer().save(path)
+
+
+def status_line(tick: int, tree: dict[str, object]) -> str:
+    """The line along the bottom: the tick, the speed, PAUSED when paused."""
+    return (f"tick {tick}  speed {tree['sim.speed']:g}x{'  PAUSED' if tree['sim.paused'] else ''}"
+            "  faint: last two steps, bright: between them by alpha")
 
 
 def main(argv: list[str] | None = None) -> dict[str, object]:

@@ -123,3 +123,54 @@ def test_a_character_stdout_cannot_encode_is_replaced_not_raised():
     print("held \u2014 1\u00d7", file=stream)
     stream.flush()
     assert stream.buffer.getvalue() == b"held ? 1?\n"
+
+
+# --- demo --plot: the path decides the format, before anything runs -------------------------
+
+def test_plot_to_a_format_matplotlib_cannot_write_is_one_line_and_exit_2(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "out.txt"
+    proc = cli("demo", "--plot", str(path))
+    assert proc.returncode == 2
+    assert proc.stdout == ""                       # found before the demo ran
+    [line] = proc.stderr.splitlines()
+    assert str(path) in line and ".txt" in line
+    assert all(f".{ext}," in line or f".{ext} " in line for ext in ("png", "svg", "pdf"))
+    assert not path.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_plot_without_an_extension_writes_a_png_and_names_it(tmp_path):
+    pytest.importorskip("matplotlib")
+    proc = cli("demo", "--plot", str(tmp_path / "noext"))
+    assert proc.returncode == 0, proc.stderr
+    written = tmp_path / "noext.png"
+    assert proc.stdout.splitlines()[-1] == f"drew the pacing picture to {written}"
+    assert list(tmp_path.iterdir()) == [written]
+    assert written.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib_is_exit_2_with_both_install_hints(tmp_path):
+    code = ("import sys; sys.modules['matplotlib'] = None; from cvcclock.__main__ import main; "
+            f"sys.exit(main(['demo', '--plot', {str(tmp_path / 'p.png')!r}]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    [line] = proc.stderr.splitlines()
+    assert "pip install '.[plot]'" in line         # from a checkout
+    assert "pip install 'cvcclock[plot]'" in line  # from a package index
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_plot_target_decides_the_file_from_the_extension():
+    pytest.importorskip("matplotlib")
+    from cvcclock.demo import plot_target
+
+    assert plot_target("pacing") == "pacing.png"
+    assert plot_target("pacing.") == "pacing.png"
+    assert plot_target("a/b.SVG") == "a/b.SVG"
+    with pytest.raises(ValueError, match=r"path 'out\.txt': .* \.txt .*\.png"):
+        plot_target("out.txt")
+    with pytest.raises(ValueError, match="path must name a file"):
+        plot_target("")
+    with pytest.raises(TypeError, match="path must be a str or path-like, got 3"):
+        plot_target(3)

@@ -5,6 +5,11 @@ timeout: as its command line with a fixed wall dt (a capture, deterministic), or
 driver that imports it and sends it real key events and frame times. No display is needed:
 pygame runs with SDL's dummy video driver, pyglet and arcade in their EGL headless modes
 (Mesa's software EGL). A test skips only when its library is not installed.
+
+The environment is a user's: only the variables the docstrings tell them to set for a
+headless run, none that would hide noise (SDL_AUDIODRIVER, PYGAME_HIDE_SUPPORT_PROMPT), so
+each run's output must be the recipe's own line and nothing else: no ALSA complaints, no
+pygame banner.
 """
 
 from __future__ import annotations
@@ -28,17 +33,23 @@ RADIUS = 14
 BALL = (255, 170, 40)
 GHOST = (90, 70, 50)
 
-# Headless for every library, and quiet: no audio device, no pygame banner.
-HEADLESS = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy",
-            "PYGAME_HIDE_SUPPORT_PROMPT": "1", "PYGLET_HEADLESS": "1", "ARCADE_HEADLESS": "1"}
+# Headless for every library, as the docstrings say; nothing that silences a library.
+HEADLESS = {"SDL_VIDEODRIVER": "dummy", "PYGLET_HEADLESS": "1", "ARCADE_HEADLESS": "1"}
+SILENCERS = ("SDL_AUDIODRIVER", "PYGAME_HIDE_SUPPORT_PROMPT")
+STATUS_ROWS = 30                    # the status line is drawn along the bottom, 8 px up
 
 
 def _run(argv: list[str]) -> dict:
-    """Run a Python command headless; its last line of output is its JSON result."""
+    """Run a Python command headless; its one line of output, and nothing else, is its JSON
+    result."""
+    env = {k: v for k, v in os.environ.items() if k not in SILENCERS} | HEADLESS
     done = subprocess.run([sys.executable, *argv], capture_output=True, text=True,
-                          timeout=TIMEOUT, cwd=EXAMPLES, env={**os.environ, **HEADLESS})
+                          timeout=TIMEOUT, cwd=EXAMPLES, env=env)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.stderr == ""                        # no ALSA lines, no warnings
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1, done.stdout             # no banner: the recipe's line alone
+    return json.loads(lines[0])
 
 
 def run_example(name: str, *args: str) -> dict:
@@ -82,6 +93,23 @@ def assert_two_ghosts(png: Path, result: dict, y_up: bool) -> None:
         assert (xs[mask].mean(), ys[mask].mean()) == pytest.approx((x, y), abs=1)
 
 
+def status_band(png: Path) -> np.ndarray:
+    """The bottom rows of the picture, where the status line is drawn (RGB, as ints)."""
+    image = pytest.importorskip("PIL.Image")
+    return np.asarray(image.open(png).convert("RGB")).astype(int)[-STATUS_ROWS:]
+
+
+def assert_status_line(png: Path) -> None:
+    """Text runs along the bottom: many pixels unlike the background, from the left edge to
+    past the middle (whatever the font: counted against the background, not matched)."""
+    band = status_band(png)
+    colors, counts = np.unique(band.reshape(-1, 3), axis=0, return_counts=True)
+    background = colors[counts.argmax()]
+    ys, xs = np.nonzero(abs(band - background).max(axis=-1) > 60)
+    assert len(xs) > 300, f"{png.name}: no status line along the bottom"
+    assert xs.min() < 40 and xs.max() > 320
+
+
 def assert_capture_counts(result: dict, frames: int, quanta_per_frame: int) -> None:
     """Every frame banked exactly its quanta, and the world took one step per k of them."""
     assert result["frames"] == frames
@@ -102,6 +130,7 @@ def test_pygame_capture_steps_the_world_per_k_quanta_and_draws_it_interpolated(t
     assert result["k"] == 12 and 0 < result["alpha"] < 1
     assert_interpolated_ball(png, result, y_up=False)
     assert_two_ghosts(png, result, y_up=False)
+    assert_status_line(png)
     # The README's picture is this frame (its text aside: fonts may render differently).
     committed = ROOT / "docs" / "images" / "pygame_interpolated.png"
     for color in (BALL, GHOST):
@@ -112,10 +141,11 @@ def test_pygame_keys_through_the_event_queue_pause_step_and_speed_the_world():
     pytest.importorskip("pygame")
     result = run_driver(f"""
         import json
+        import pygame_loop as ex              # first: it hides pygame's banner
         import pygame
-        import pygame_loop as ex
 
-        pygame.init()
+        pygame.display.init()
+        pygame.font.init()
         screen = pygame.display.set_mode(ex.SIZE)
         font = pygame.font.Font(None, 24)
         game = ex.Game()
@@ -166,6 +196,7 @@ def test_pyglet_capture_steps_the_world_per_k_quanta_and_draws_it_interpolated(t
     assert result["draws"] >= 1
     assert_interpolated_ball(png, result, y_up=True)
     assert_two_ghosts(png, result, y_up=True)
+    assert_status_line(png)
 
 
 def test_pyglet_schedule_interval_dt_drives_the_clock_and_the_keys_reach_it():
@@ -228,6 +259,7 @@ def test_arcade_capture_steps_the_world_per_k_quanta_and_draws_it_interpolated(t
     assert_capture_counts(result, 21, 3)
     assert result["k"] == 2 and result["alpha"] == 0.5
     assert_interpolated_ball(png, result, y_up=True)
+    assert_status_line(png)
 
 
 ARCADE_DRIVER = """
@@ -304,3 +336,92 @@ def test_arcade_on_update_after_a_stall_runs_four_steps_where_arcade_runs_them_a
     arcade, cvc = result["arcade"], result["cvcclock"]
     assert arcade[100] == 30 and cvc[100] == 4 and result["dropped"] == 52
     assert cvc[:100] == arcade[:100] and cvc[101:] == arcade[101:]
+
+
+# --- the status line, the same in all three -----------------------------------------------
+
+# Each draws 26 frames of 1/60 s, Space, one frame (paused), Space, 10 frames, saving the
+# picture after each of the three: "live", "paused" and "later". {shot} is a function that
+# saves the current frame to the path it is given.
+STATUS_DRIVERS = {
+    "pygame": """
+        import pygame_loop as ex
+        import pygame
+
+        pygame.display.init()
+        pygame.font.init()
+        screen = pygame.display.set_mode(ex.SIZE)
+        font = pygame.font.Font(None, 24)
+        game = ex.Game()
+
+        def frames(n):
+            for _ in range(n):
+                ex.run_frame(game, screen, font, 1 / 60)
+
+        def space():
+            pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE))
+
+        def shot(path):
+            pygame.image.save(screen, path)
+    """,
+    "pyglet": """
+        import pyglet_loop as ex
+        from pyglet.window import key
+
+        game = ex.Game(wall_dt=1 / 60)
+
+        def frames(n):
+            for _ in range(n):
+                game.update(1 / 60)
+
+        def space():
+            game.dispatch_event("on_key_press", key.SPACE, 0)
+            game.dispatch_events()
+
+        def shot(path):
+            game.screenshot(path)
+    """,
+    "arcade": """
+        import arcade_loop as ex
+        import arcade
+
+        game = ex.Game(wall_dt=1 / 60)
+
+        def frames(n):
+            for _ in range(n):
+                game.on_update(1 / 60)
+
+        def space():
+            game.on_key_press(arcade.key.SPACE, 0)
+
+        def shot(path):
+            game.on_draw()
+            arcade.get_image().save(path)
+    """,
+}
+
+
+@pytest.mark.parametrize("library", STATUS_DRIVERS)
+def test_each_recipe_draws_the_status_line_tick_speed_and_paused(library, tmp_path):
+    pytest.importorskip(library)
+    result = run_driver(textwrap.dedent(STATUS_DRIVERS[library]) + textwrap.dedent(f"""
+        import json
+        out = {{}}
+        for name, before in (("live", lambda: frames(26)),
+                             ("paused", lambda: (space(), frames(1))),
+                             ("later", lambda: (space(), frames(10)))):
+            before()
+            shot({str(tmp_path)!r} + "/" + name + ".png")
+            out[name] = ex.status_line(game.clock.tick, game.tree)
+        print(json.dumps(out))
+    """))
+    assert result["live"].startswith("tick 52  speed 1x ") and "PAUSED" not in result["live"]
+    assert result["paused"].startswith("tick 52  speed 1x  PAUSED ")
+    assert result["later"].startswith("tick 72  speed 1x ") and "PAUSED" not in result["later"]
+    bands = {name: status_band(tmp_path / f"{name}.png") for name in result}
+    for name in bands:
+        assert_status_line(tmp_path / f"{name}.png")
+    # The line drawn is the line of that moment: PAUSED appears, then the tick moves on.
+    assert (bands["live"] != bands["paused"]).any(axis=-1).sum() > 50
+    assert (bands["paused"] != bands["later"]).any(axis=-1).sum() > 50
+    assert (bands["live"] != bands["later"]).any(axis=-1).sum() > 20

@@ -1,6 +1,8 @@
 """``cvcclock demo [--record PATH] [--plot PATH]``: the determinism contract under every pacing.
 
-Exit status: 0 the contract held; 1 it is broken; 2 a file could not be written.
+Exit status: 0 the contract held; 1 it is broken; 2 a file could not be written, or --plot
+names a format matplotlib cannot write, or matplotlib is missing (both found before the demo
+runs).
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ passed explicitly, so the demo takes a fraction of a second."""
 EPILOG = """\
 --record writes the trace of a scripted user's live run (speed changes and
 kicks to the spring at irregular ticks) with a state hash after every step,
-for 'cvcclock replay'. --plot draws pacing against the spring's trajectory
-(needs matplotlib: pip install 'cvcclock[plot]').
-exit status: 0 the contract held; 1 it is broken; 2 a file not written."""
+for 'cvcclock replay'. --plot draws pacing against the spring's trajectory,
+in the format PATH's extension names (with none, a PNG at PATH.png); it needs
+matplotlib: pip install '.[plot]' in a checkout, 'cvcclock[plot]' from an index.
+exit status: 0 the contract held; 1 it is broken; 2 a file not written or an
+unusable --plot."""
 
 
 
@@ -43,8 +47,14 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the demo; its status is the verdict, even when the reader left early."""
-    from cvcclock.demo import contract_violations, print_report, run_all
+    from cvcclock.demo import contract_violations, plot_target, print_report, run_all
 
+    if args.plot is not None:
+        try:   # a usage error: found before the demo runs or anything is drawn
+            plot_target(args.plot)
+        except (ValueError, ImportError) as error:
+            print(f"cvcclock demo: --plot: {error}", file=sys.stderr)
+            return 2
     results = run_all()
     status = 1 if contract_violations(results) else 0
     with reader_may_leave(status):

@@ -5,14 +5,15 @@
 - :mod:`._recording`: a scripted user's live run, recorded as a trace
   (:func:`record_demo`, :func:`save_recording`) and replayed under any pacing
   (:func:`replay_demo`);
-- :mod:`._plot`: the pacing picture (:func:`plot_pacing`; needs matplotlib, the ``plot``
-  extra).
+- :mod:`._plot`: the pacing picture (:func:`plot_pacing` writes it, :func:`pacing_figure`
+  returns it as a matplotlib Figure, :func:`plot_target` names the file a path gives; needs
+  matplotlib, the ``plot`` extra).
 
 ``python -m cvcclock demo`` runs it; :mod:`cvcclock.cli.demo` is the command.
 """
 
 from cvcclock._public import publish
-from cvcclock.demo._plot import MISSING_MATPLOTLIB, plot_pacing
+from cvcclock.demo._plot import MISSING_MATPLOTLIB, pacing_figure, plot_pacing, plot_target
 from cvcclock.demo._recording import (
     PACINGS,
     SCRIPT,
@@ -46,8 +47,8 @@ from cvcclock.demo._spring import (
 
 __all__ = ["FIXED_DT", "FRAME", "MISSING_MATPLOTLIB", "PACINGS", "SCRIPT", "SEED", "SPRING_DT",
            "TICKS", "WORLD", "Ball", "DemoRecording", "DemoReplay", "FrameStats", "ModeResult",
-           "Pacing", "Spring", "State", "contract_violations", "pacings", "plot_pacing",
-           "print_report", "record_demo", "replay_demo", "run_all", "run_demo", "run_pacing",
-           "save_recording", "trajectory_hash"]
+           "Pacing", "Spring", "State", "contract_violations", "pacing_figure", "pacings",
+           "plot_pacing", "plot_target", "print_report", "record_demo", "replay_demo",
+           "run_all", "run_demo", "run_pacing", "save_recording", "trajectory_hash"]
 
 publish(__name__, globals(), __all__)

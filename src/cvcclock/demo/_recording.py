@@ -35,7 +35,8 @@ SCRIPT: tuple[tuple[int, str, float], ...] = (
 """The scripted user: (tick, input, value), each given at the first frame that reaches the
 tick (and stamped with the tick that frame reached)."""
 
-_STALL_FRAME = 60      # a 0.25 s frame: the stall guard drops what exceeds its cap
+_STALL_FRAME = 60      # the frame that lasts _STALL_WALL seconds: the stall guard drops
+_STALL_WALL = 0.25     # what exceeds its cap
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,7 +110,8 @@ def record_demo() -> DemoRecording:
     script = list(SCRIPT)
     frames = []
     while clock.tick < TICKS:
-        wall = 0.25 if clock.frame == _STALL_FRAME else frame_times.uniform(1 / 120, 1 / 30)
+        stalled = clock.frame == _STALL_FRAME
+        wall = _STALL_WALL if stalled else frame_times.uniform(1 / 120, 1 / 30)
         requested = clock.scale
         result = clock.advance(wall)
         while script and script[0][0] <= clock.tick:   # the user acts during this frame
