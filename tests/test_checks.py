@@ -1,20 +1,43 @@
-"""Every public call of the Python layer (keys, binding, threads, loop, pycvc) refuses bad input
-the way the core does: TypeError for a wrong type, ValueError for a wrong value, the message
-naming the argument (as the caller spelled it) and the value, and nothing changed."""
+"""The argument rules of ``cvcclock.checks``, and every public call of the Python layer using them.
+
+A bad argument gets the core's treatment everywhere: TypeError for a wrong type, ValueError
+for a wrong value, the message naming the argument (as the caller spelled it) and the value,
+and nothing changed. Each rule is written once, in ``cvcclock.checks``; the last section scans
+the package for a module that restates one. (The compiled clock's own refusals are
+``core/test_arguments.py``.)
+"""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures as cf
 import math
+import re
 import threading
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import cvcclock.pycvc as pycvc
 from cvcclock import ClockConfig, ClockFollower, FrameLoop, SimThread, WorldClock
+from cvcclock.batch import simulate_many
 from cvcclock.binding import WorldClockBinding
+from cvcclock.checks import MAX_TICK, check_seed
 from cvcclock.keys import WorldClockKeys
+from cvcclock.replay import InputTrace, Recorder
+from cvcclock.scenario import (
+    PointMassSimulator,
+    Simulation,
+    SimulationResult,
+    read_results,
+    simulate,
+)
+from cvcclock.scenario.runner import derive_seed
+from cvcclock.seeding import RandomStreams, name_key
+from support.batch_scenarios import CloseCall
+from support.replay_worlds import Tiny
 
 HUGE = 10**400      # as an int, past every bound; as a float, an OverflowError in disguise
 WAIT = 10.0
@@ -301,3 +324,64 @@ def test_the_bools_the_python_layer_takes_include_numpy_bools(sims):
     pycvc_clock.set_config(0.01, 1.0, np.int64(8), np.int32(1), np.True_)
     assert pycvc_clock.clock.config == ClockConfig(fixed_dt=0.01, cap_scales_with_rate=True)
     assert ClockFollower.for_step(clock, np.float64(0.03)).period == 3
+
+
+# -- the seed rule: any non-negative int, as numpy's SeedSequence takes it ------------------
+
+
+def test_the_streams_take_the_seed_of_a_resampled_run():
+    run_seed = derive_seed(0, 1)          # the seed simulate gives a run's second attempt
+    assert run_seed > MAX_TICK            # a count's bound; no bound of a seed
+    wind = RandomStreams(run_seed).get("wind").integers(0, 2**32, 4).tolist()
+    sequence = np.random.SeedSequence(run_seed, spawn_key=name_key("wind"))
+    assert wind == np.random.Generator(np.random.PCG64(sequence)).integers(0, 2**32, 4).tolist()
+
+
+@given(seed=st.integers(min_value=0, max_value=2**200), attempt=st.integers(0, 10**9))
+def test_every_seed_the_package_derives_is_a_seed_everywhere(seed, attempt):
+    run_seed = derive_seed(seed, attempt)
+    assert check_seed(run_seed) == run_seed
+    assert RandomStreams(run_seed).seed == run_seed
+    assert Simulation(PointMassSimulator(), run_seed, 0.1).seed == run_seed
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    assert Recorder(Tiny(), clock, 0.01, seed=run_seed).trace().header.seed == run_seed
+    simulate_many(CloseCall(), [seed, run_seed] if seed != run_seed else [seed]).close()
+
+
+@given(seed=st.integers(min_value=0))
+def test_a_seed_is_any_non_negative_int_seed_sequence_takes(seed):
+    assert check_seed(seed) == seed
+    assert np.random.SeedSequence(check_seed(seed)).entropy == seed
+    assert type(check_seed(np.uint64(seed % 2**64))) is int
+
+
+@given(seed=st.integers(max_value=-1))
+def test_a_negative_seed_is_refused_naming_it(seed):
+    with pytest.raises(ValueError, match=f"^seed must be >= 0, got {seed}$"):
+        check_seed(seed)
+
+
+@pytest.mark.parametrize("bad", [True, np.True_, 1.0, "7", None, np.float64(3.0)])
+def test_a_seed_that_is_no_integer_is_a_type_error(bad):
+    message = f"run_seed must be an integer, got {bad!r}"
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        check_seed(bad, "run_seed")
+
+
+def test_a_resampled_run_replays_from_its_run_seed_in_a_batch_and_its_file(tmp_path):
+    run_seed = derive_seed(0, 1)
+    alone = simulate(CloseCall(), seed=run_seed)
+    out = tmp_path / "runs.jsonl"
+    with cf.ThreadPoolExecutor(1) as pool:
+        batch, = simulate_many(CloseCall(), [run_seed], executor=pool, out=out)
+    assert isinstance(batch, SimulationResult) and batch == alone
+    assert read_results(out) == [alone]
+
+
+def test_a_trace_keeps_a_seed_above_the_tick_limit(tmp_path):
+    run_seed = derive_seed(0, 1)
+    recorder = Recorder(Tiny(), WorldClock(ClockConfig(fixed_dt=0.01)), 0.01, seed=run_seed)
+    path = tmp_path / "run.trace"
+    recorder.trace().save(path)
+    assert InputTrace.load(path).header == recorder.trace().header
+    assert InputTrace.load(path).header.seed == run_seed

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 
 from cvcclock._core import WorldClock
 from cvcclock._version import __version__
-from cvcclock.checks import check_count
+from cvcclock.checks import check_count, check_seed
 from cvcclock.replay._follower import (
     StateHash,
     World,
@@ -36,7 +36,8 @@ class Recorder(_Run):
     dt : float
         The world's step in seconds, a whole number of quanta.
     seed : int
-        The run's seed, written to the trace (``cvcclock.seeding.RandomStreams``).
+        The run's seed, written to the trace (``cvcclock.seeding.RandomStreams``): a
+        non-negative int of any size.
     keyframe_every : int
         Keep a keyframe every this many world steps (rollback re-simulates from one).
     hash_every : int, optional
@@ -69,7 +70,7 @@ class Recorder(_Run):
                  state_hash: StateHash = default_state_hash,
                  metadata: Mapping[str, JSONValue] | None = None,
                  on_step: Callable[[int], object] | None = None) -> None:
-        self.seed = check_count(seed, "seed")
+        self.seed = check_seed(seed)
         self._hash_every = None if hash_every is None else check_count(hash_every,
                                                                        "hash_every", minimum=1)
         _check_callable(state_hash, "state_hash")

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 from cvcclock._core import WorldClock, ticks_per_step
 from cvcclock._version import __version__
-from cvcclock.checks import MAX_TICK, check_count, check_seconds
+from cvcclock.checks import MAX_TICK, check_count, check_seconds, check_seed
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Input", "InputTrace", "JSONValue", "TraceFormatError",
            "TraceHeader", "check_json_value"]
@@ -141,7 +141,8 @@ class TraceHeader:
     start_tick : int
         The clock's tick when the recording started.
     seed : int
-        The run's seed (for ``cvcclock.seeding.RandomStreams``), in [0, 2**62].
+        The run's seed (for ``cvcclock.seeding.RandomStreams``), a non-negative int of
+        any size.
     cvcclock : str
         The version of cvcclock that recorded it.
     metadata : mapping
@@ -168,7 +169,7 @@ class TraceHeader:
         dt = check_seconds(self.dt, "dt")
         ticks_per_step(dt, fixed_dt)
         check_count(self.start_tick, "start_tick")
-        check_count(self.seed, "seed")
+        check_seed(self.seed)
         if not isinstance(self.cvcclock, str):
             raise TypeError(f"cvcclock must be a version str, got {self.cvcclock!r}")
         _check_version(self.version)

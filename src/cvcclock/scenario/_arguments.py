@@ -1,5 +1,5 @@
 """The scenario runner's argument rules, once: numbers through :mod:`cvcclock.checks`, and the
-few kinds of argument the clock has no rule for (seeds, time steps, names, callables).
+few kinds of argument the clock has no rule for (time steps, names, callables).
 
 Every check raises TypeError for a wrong type and ValueError for a wrong value, naming the
 argument and the value, and returns the value to use, so a refused call changes nothing.
@@ -8,17 +8,15 @@ argument and the value, and returns the value to use, so a refused call changes 
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, TypeVar
 
-from cvcclock.checks import MAX_TICK, check_count, check_seconds
+from cvcclock.checks import MAX_TICK, check_seconds
 
 __all__ = [
     "check_callable",
     "check_instance",
     "check_name",
     "check_optional_callable",
-    "check_seed",
     "check_step",
     "check_str",
     "check_time_limit",
@@ -26,17 +24,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-
-def check_seed(value: object, name: str = "seed") -> int:
-    """An integer of any sign and size (``check_count``'s rule of what an integer is).
-
-    A seed is not a count: derived seeds are 64-bit and may exceed the tick limit.
-    """
-    try:
-        return check_count(value, name, -MAX_TICK, MAX_TICK)
-    except ValueError:
-        return operator.index(value)  # type: ignore[arg-type]  # check_count took it as an integer
 
 
 def check_step(value: object, name: str) -> float:

@@ -37,11 +37,10 @@ from collections.abc import Callable
 from typing import Any
 
 from cvcclock import ClockConfig, ClockFollower, WorldClock
-from cvcclock.checks import check_bool, check_count
+from cvcclock.checks import check_bool, check_count, check_seed
 from cvcclock.scenario._arguments import (
     check_instance,
     check_optional_callable,
-    check_seed,
     check_step,
     check_time_limit,
     steps_for,
@@ -109,7 +108,7 @@ class ScenarioRunner:
         when omitted. A scenario that declares its own ``dt`` runs at that step only: give
         the same or none (to run it at another, set ``dt`` on the scenario instance).
     seed : int
-        The run's seed; attempt 0 uses it as is.
+        The run's seed, a non-negative int of any size; attempt 0 uses it as is.
     max_steps : int, optional
         End the run (``TIME_LIMIT``) at this time step.
     time_limit : float, optional
@@ -145,8 +144,8 @@ class ScenarioRunner:
     TypeError
         If an argument is of the wrong type (``seed`` not an integer, a limit not a number).
     ValueError
-        If ``dt`` is not a whole number of quanta, differs from the ``dt`` the scenario
-        declares, or a limit is out of range.
+        If ``seed`` is negative, ``dt`` is not a whole number of quanta or differs from the
+        ``dt`` the scenario declares, or a limit is out of range.
 
     Any error is raised before the first attempt is set up, and leaves the clock as it was.
     """

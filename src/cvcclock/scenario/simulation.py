@@ -8,10 +8,10 @@ import random
 from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from cvcclock.checks import check_seed
 from cvcclock.scenario._arguments import (
     check_instance,
     check_optional_callable,
-    check_seed,
     check_step,
     check_str,
 )
@@ -162,7 +162,7 @@ class Simulation:
         If ``simulator`` lacks a :class:`Simulator` method, ``seed`` is not an integer,
         ``dt`` not a real number or ``trace`` not callable.
     ValueError
-        If ``dt`` is not a finite number of seconds > 0.
+        If ``seed`` is negative, or ``dt`` is not a finite number of seconds > 0.
     """
 
     def __init__(self, simulator: Simulator, seed: int, dt: float,
@@ -170,7 +170,7 @@ class Simulation:
         self.simulator = check_instance(
             simulator, Simulator, "simulator")  # type: ignore[type-abstract]
         self.seed = seed = check_seed(seed)
-        # Not Random(seed): it seeds from abs(seed), so seed and -seed would share a stream.
+        # Seeded from the seed's sha256, not Random(seed), so every run draws what it drew.
         self.rng = random.Random(int.from_bytes(hashlib.sha256(str(seed).encode()).digest(), "big"))
         self.dt = check_step(dt, "dt")
         self.step = 0
