@@ -24,9 +24,9 @@ import cvcclock.pycvc as pycvc
 from cvcclock import ClockConfig, ClockFollower, FrameLoop, SimThread, WorldClock
 from cvcclock.batch import simulate_many
 from cvcclock.binding import WorldClockBinding
-from cvcclock.checks import MAX_TICK, check_seed
+from cvcclock.checks import MAX_TICK, check_callable, check_seed, check_str, check_timeout
 from cvcclock.keys import WorldClockKeys
-from cvcclock.replay import InputTrace, Recorder
+from cvcclock.replay import InputTrace, Recorder, TraceHeader
 from cvcclock.scenario import (
     PointMassSimulator,
     Simulation,
@@ -110,6 +110,35 @@ def follower_state(follower):
 
 def threads_state(_):
     return threading.active_count()
+
+
+def make_clock():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    clock.advance_ticks(3)
+    return clock
+
+
+def make_streams():
+    streams = RandomStreams(derive_seed(0, 1))
+    streams.get("wind").random()
+    return streams
+
+
+def streams_state(streams):
+    return (streams.seed, streams.names, streams.state())
+
+
+def make_recorder():
+    clock = make_clock()
+    recorder = Recorder(Tiny(), clock, 0.01, seed=derive_seed(0, 1))
+    recorder.give("kick", 1)
+    clock.advance_ticks(2)
+    recorder.pump()
+    return recorder
+
+
+def recorder_state(recorder):
+    return (recorder.inputs, list(recorder.trace().lines()), recorder.follower.world.snapshot())
 
 
 def run(loop, **kwargs):
@@ -234,6 +263,57 @@ CASES = [
      lambda lp: run_async(lp, max_frames=-1), ValueError, "max_frames", -1),
     ("run_async on_frame=2", make_loop, loop_state, lambda lp: run_async(lp, on_frame=2),
      TypeError, "on_frame", 2),
+    # -- seeds, by the one seed rule --
+    ("RandomStreams seed=-1", lambda: None, threads_state, lambda _: RandomStreams(-1),
+     ValueError, "seed", -1),
+    ("RandomStreams seed=np.True_", lambda: None, threads_state,
+     lambda _: RandomStreams(np.True_), TypeError, "seed", np.True_),
+    ("RandomStreams seed=7.0", lambda: None, threads_state, lambda _: RandomStreams(7.0),
+     TypeError, "seed", 7.0),
+    ("Recorder seed=-2", make_clock, clock_state,
+     lambda c: Recorder(Tiny(), c, 0.01, seed=-2), ValueError, "seed", -2),
+    ("Recorder seed=True", make_clock, clock_state,
+     lambda c: Recorder(Tiny(), c, 0.01, seed=True), TypeError, "seed", True),
+    ("TraceHeader seed=-1", lambda: None, threads_state,
+     lambda _: TraceHeader(fixed_dt=0.01, dt=0.01, seed=-1), ValueError, "seed", -1),
+    ("simulate seed=-3", lambda: None, threads_state,
+     lambda _: simulate(CloseCall(), seed=-3), ValueError, "seed", -3),
+    ("simulate_many seeds=[0, -1]", lambda: None, threads_state,
+     lambda _: simulate_many(CloseCall(), [0, -1]), ValueError, "seeds[1]", -1),
+    ("simulate_many seeds=[np.False_]", lambda: None, threads_state,
+     lambda _: simulate_many(CloseCall(), [np.False_]), TypeError, "seeds[0]", np.False_),
+    # -- names, by the str rule --
+    ("streams.get name=3", make_streams, streams_state, lambda st_: st_.get(3),
+     TypeError, "name must be a str", 3),
+    ("Recorder.give name=b'kick'", make_recorder, recorder_state,
+     lambda r: r.give(b"kick", 1), TypeError, "name must be a str", b"kick"),
+    ("Recorder.give_late name=None", make_recorder, recorder_state,
+     lambda r: r.give_late(4, None, 1), TypeError, "name must be a str", None),
+    ("TraceHeader cvcclock=1", lambda: None, threads_state,
+     lambda _: TraceHeader(fixed_dt=0.01, dt=0.01, cvcclock=1), TypeError,
+     "cvcclock must be a str", 1),
+    ("resolve a table whose tick key is 5", lambda: None, threads_state,
+     lambda _: WorldClockKeys.resolve(WorldClockKeys(tick=5)), TypeError,
+     "key tick must be a str or None", 5),
+    # -- callables, by the callable rule --
+    ("Recorder state_hash='blake2b'", make_clock, clock_state,
+     lambda c: Recorder(Tiny(), c, 0.01, state_hash="blake2b"), TypeError,
+     "state_hash must be callable", "blake2b"),
+    ("Recorder on_step=3", make_clock, clock_state,
+     lambda c: Recorder(Tiny(), c, 0.01, on_step=3), TypeError,
+     "on_step must be callable or None", 3),
+    ("follow on_step=[]", make_recorder, recorder_state,
+     lambda r: r.follow(Tiny(), 0.02, on_step=[]), TypeError,
+     "on_step must be callable or None", []),
+    ("run on_frame='print'", make_loop, loop_state, lambda lp: run(lp, on_frame="print"),
+     TypeError, "on_frame must be callable or None", "print"),
+    ("every callback=5", make_clock, clock_state, lambda c: c.every(0.01, 5),
+     TypeError, "callback must be callable", 5),
+    # -- timeouts, by the timeout rule --
+    ("wait_for_tick_change timeout=-1", make_clock, clock_state,
+     lambda c: c.wait_for_tick_change(0, -1), ValueError, "timeout", -1),
+    ("wait_for_tick_change timeout='1'", make_clock, clock_state,
+     lambda c: c.wait_for_tick_change(0, "1"), TypeError, "timeout", "1"),
     # -- pycvc: errors name pycvc's own arguments --
     ("world_clock config=0.01", make_pycvc_clock, pycvc_state,
      lambda c: pycvc.world_clock(0.01), TypeError, "config", 0.01),
@@ -385,3 +465,106 @@ def test_a_trace_keeps_a_seed_above_the_tick_limit(tmp_path):
     recorder.trace().save(path)
     assert InputTrace.load(path).header == recorder.trace().header
     assert InputTrace.load(path).header.seed == run_seed
+
+
+# -- the str, callable and timeout rules -----------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["", "sim.speed", np.str_("x")])
+def test_a_str_is_taken_as_it_is(value):
+    assert check_str(value, "key") is value
+    assert check_str(None, "key", optional=True) is None
+
+
+@pytest.mark.parametrize("bad", [3, b"x", None, ["a"], np.int64(1)])
+def test_anything_else_is_not_a_str(bad):
+    with pytest.raises(TypeError, match=f"^key must be a str, got {re.escape(repr(bad))}$"):
+        check_str(bad, "key")
+
+
+def test_an_optional_str_says_none_is_taken_too():
+    with pytest.raises(TypeError, match="^label must be a str or None, got 3$"):
+        check_str(3, "label", optional=True)
+
+
+@pytest.mark.parametrize("value", [print, len, lambda: None, RandomStreams, Tiny().step])
+def test_a_callable_is_taken_as_it_is(value):
+    assert check_callable(value, "fn") is value
+
+
+@pytest.mark.parametrize("bad", [3, "print", None, [print]])
+def test_anything_else_is_not_callable(bad):
+    with pytest.raises(TypeError, match=f"^fn must be callable, got {re.escape(repr(bad))}$"):
+        check_callable(bad, "fn")
+
+
+def test_a_kind_of_callable_and_an_optional_one_say_so():
+    assert check_callable(None, "fn", optional=True) is None
+    with pytest.raises(TypeError, match="^fn must be a generator function, got 3$"):
+        check_callable(3, "fn", "a generator function")
+    with pytest.raises(TypeError, match="^fn must be a generator function or None, got 3$"):
+        check_callable(3, "fn", "a generator function", optional=True)
+
+
+def test_a_wait_may_last_for_ever():
+    assert check_timeout(None) is None
+    assert check_timeout(0) == 0.0 and type(check_timeout(np.float32(0.5))) is float
+    assert check_timeout(threading.TIMEOUT_MAX) == threading.TIMEOUT_MAX
+    assert check_timeout(threading.TIMEOUT_MAX * 2) is None     # longer than a wait can be
+    assert check_timeout(1e300) is None
+
+
+def test_a_bounded_timeout_is_seconds_a_join_can_take():
+    assert check_timeout(2, "stop_timeout", forever=False) == 2.0
+    with pytest.raises(TypeError, match="^stop_timeout must be a real number, got None$"):
+        check_timeout(None, "stop_timeout", forever=False)
+    with pytest.raises(ValueError, match=f"^stop_timeout must be finite and non-negative and "
+                                         f"<= {threading.TIMEOUT_MAX!r}, got 1e\\+300$"):
+        check_timeout(1e300, "stop_timeout", forever=False)
+
+
+@pytest.mark.parametrize("bad, error", [(-1, ValueError), (math.nan, ValueError),
+                                        (math.inf, ValueError), ("1", TypeError),
+                                        (True, TypeError), (np.True_, TypeError)])
+def test_a_bad_timeout_is_refused_by_the_seconds_rule(bad, error):
+    for forever in (True, False):
+        with pytest.raises(error, match=f"^timeout must be .*, got {re.escape(repr(bad))}$"):
+            check_timeout(bad, forever=forever)
+
+
+# The compiled core restates the callable rule (clock.pxi, timers.pxi) and the wait's
+# timeout rule (WorldClock.wait_for_tick_change) in Cython, where cvcclock.checks cannot
+# reach: until the core calls a rule of its own for them, its refusals must read as the
+# rule's, word for word.
+CORE_RESTATED = [
+    (lambda c: c.every(0.01, 5), lambda: check_callable(5, "callback")),
+    (lambda c: c.after_ticks(3, "f"), lambda: check_callable("f", "callback")),
+    (lambda c: c.cancel_all(None), lambda: check_callable(None, "callback")),
+    (lambda c: c.wait_for_tick_change(0, -0.5), lambda: check_timeout(-0.5)),
+    (lambda c: c.wait_for_tick_change(0, math.nan), lambda: check_timeout(math.nan)),
+    (lambda c: c.wait_for_tick_change(0, "1"), lambda: check_timeout("1")),
+    (lambda c: c.wait_for_tick_change(0, np.True_), lambda: check_timeout(np.True_)),
+]
+
+
+@pytest.mark.parametrize("core_call, rule", CORE_RESTATED)
+def test_the_cores_restated_rules_refuse_as_the_rules_do(core_call, rule):
+    with pytest.raises((TypeError, ValueError)) as by_rule:
+        rule()
+    with pytest.raises(type(by_rule.value)) as by_core:
+        core_call(make_clock())
+    assert str(by_core.value) == str(by_rule.value)
+
+
+def test_the_cores_wait_takes_a_timeout_past_the_platform_limit_as_for_ever():
+    clock = make_clock()
+    seen = []
+    waiter = threading.Thread(target=lambda: seen.append(
+        clock.wait_for_tick_change(clock.tick, threading.TIMEOUT_MAX * 2)))
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive() and check_timeout(threading.TIMEOUT_MAX * 2) is None
+    clock.advance_ticks(1)
+    waiter.join(WAIT)
+    assert seen == [4]
+

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from cvcclock.checks import check_seed
+from cvcclock.checks import check_seed, check_str
 
 __all__ = ["RandomStreams", "name_key", "seed_sequence"]
 
@@ -41,9 +41,7 @@ def name_key(name: str) -> tuple[int, ...]:
     TypeError
         If ``name`` is not a str.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {name!r}")
-    digest = hashlib.sha256(name.encode("utf-8")).digest()
+    digest = hashlib.sha256(check_str(name, "name").encode("utf-8")).digest()
     return tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 32, 4))
 
 

@@ -37,10 +37,9 @@ from collections.abc import Callable
 from typing import Any
 
 from cvcclock import ClockConfig, ClockFollower, WorldClock
-from cvcclock.checks import check_bool, check_count, check_seed
+from cvcclock.checks import check_bool, check_callable, check_count, check_seed
 from cvcclock.scenario._arguments import (
     check_instance,
-    check_optional_callable,
     check_step,
     check_time_limit,
     steps_for,
@@ -158,10 +157,10 @@ class ScenarioRunner:
         check_instance(clock, WorldClock, "clock")
         self.seed = check_seed(seed)
         self._max_iterations = check_count(max_iterations, "max_iterations", 1)
-        check_optional_callable(simulator, "simulator")
+        check_callable(simulator, "simulator", optional=True)
         self._make_simulator = scenario.simulator if simulator is None else simulator
         self._raise_guards = check_bool(raise_guard_violations, "raise_guard_violations")
-        self._trace = check_optional_callable(trace, "trace")
+        self._trace = check_callable(trace, "trace", optional=True)
         # The scenario's own dt, not period * fixed_dt, which can differ in the last bit: the
         # physics must see the same dt on every clock the scenario runs on.
         self.dt = check_dt(scenario, dt)

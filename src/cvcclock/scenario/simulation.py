@@ -8,13 +8,8 @@ import random
 from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from cvcclock.checks import check_seed
-from cvcclock.scenario._arguments import (
-    check_instance,
-    check_optional_callable,
-    check_step,
-    check_str,
-)
+from cvcclock.checks import check_callable, check_seed, check_str
+from cvcclock.scenario._arguments import check_instance, check_step
 from cvcclock.scenario.simulator import Simulator
 
 if TYPE_CHECKING:
@@ -78,7 +73,7 @@ class Agent:
         self.handle = handle
         self.props = check_instance(props, Mapping, "props")  # type: ignore[type-abstract]
         self.sim = check_instance(sim, Simulation, "sim")
-        self.behavior = check_optional_callable(behavior, "behavior", "a generator function")
+        self.behavior = check_callable(behavior, "behavior", "a generator function", optional=True)
         self.args = check_instance(args, tuple, "args")
         self.scope = scope
         self.own = {} if own is None else dict(
@@ -176,7 +171,7 @@ class Simulation:
         self.step = 0
         self.agents: dict[str, Agent] = {}
         self.top: Scope | None = None
-        self._trace = check_optional_callable(trace, "trace")
+        self._trace = check_callable(trace, "trace", optional=True)
         self._behaving: list[Agent] = []
         self._trajectory: list[dict[str, Mapping[str, Any]]] = []
         self._actions: list[dict[str, tuple[Any, ...]]] = []
@@ -219,7 +214,7 @@ class Simulation:
         check_str(name, "name")
         if name in self.agents:
             raise ValueError(f"agent names must be unique; there is already an agent {name!r}")
-        check_optional_callable(behavior, "behavior", "a generator function")
+        check_callable(behavior, "behavior", "a generator function", optional=True)
         check_instance(args, tuple, "args")
         if properties is not None:
             check_instance(properties, Mapping, "properties")  # type: ignore[type-abstract]
