@@ -9,17 +9,20 @@ the package for a module that restates one. (The compiled clock's own refusals a
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import concurrent.futures as cf
 import math
 import re
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import cvcclock
 import cvcclock.pycvc as pycvc
 from cvcclock import ClockConfig, ClockFollower, FrameLoop, SimThread, WorldClock
 from cvcclock.batch import simulate_many
@@ -568,3 +571,110 @@ def test_the_cores_wait_takes_a_timeout_past_the_platform_limit_as_for_ever():
     waiter.join(WAIT)
     assert seen == [4]
 
+
+# -- one rule, called everywhere: an AST scan for a module that restates one ---------------
+
+PACKAGE = Path(cvcclock.__file__).parent
+SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if p.name != "checks.py")
+# Words of the rules' own messages: a module that writes them writes the rule again.
+RULE_WORDS = re.compile(r"must be (a )?callable|must be a str\b")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    kinds = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, kinds) and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+
+
+def _calls(node: ast.AST, name: str) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == name)
+
+
+def _raises_type_error(body: list[ast.stmt]) -> bool:
+    return any(isinstance(node, ast.Raise) and node.exc is not None
+               and "TypeError" in ast.unparse(node.exc).partition("(")[0]
+               for statement in body for node in ast.walk(statement))
+
+
+def _refuses(test: ast.expr, check) -> bool:
+    """Whether ``test`` holds ``not <check>`` (``not callable(x)``), as a refusal is written."""
+    return any(isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+               and check(node.operand) for node in ast.walk(test))
+
+
+def _is_str_check(node: ast.AST) -> bool:
+    return (_calls(node, "isinstance") and len(node.args) == 2
+            and isinstance(node.args[1], ast.Name) and node.args[1].id == "str")
+
+
+def restated_rules(source: str) -> list[tuple[int, str]]:
+    """(line, the rule to call instead) for each rule ``source`` writes again."""
+    tree = ast.parse(source)
+    docstrings = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _raises_type_error(node.body):
+            if _refuses(node.test, lambda n: _calls(n, "callable")):
+                found.append((node.lineno, "check_callable"))
+            if _refuses(node.test, _is_str_check):
+                found.append((node.lineno, "check_str"))
+        elif isinstance(node, ast.Attribute) and node.attr == "TIMEOUT_MAX":
+            found.append((node.lineno, "check_timeout"))
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and id(node) not in docstrings):
+            if re.search(r"2\s*\*\*\s*62", node.value):
+                found.append((node.lineno, "MAX_TICK"))
+            if RULE_WORDS.search(node.value):
+                found.append((node.lineno, "the rule's own message"))
+        elif _calls(node, "check_count") and any(
+                "seed" in ast.unparse(arg) for arg in node.args[1:2] + [
+                    k.value for k in node.keywords if k.arg == "name"]):
+            found.append((node.lineno, "check_seed"))
+    return sorted(found)
+
+
+def test_no_module_of_the_package_restates_a_rule():
+    assert {"binding.py", "_follower.py", "_arguments.py", "_simulate.py"} <= {
+        p.name for p in SOURCES}
+    restated = [f"{path.relative_to(PACKAGE)}:{line}: call {rule}"
+                for path in SOURCES for line, rule in restated_rules(path.read_text())]
+    assert restated == []
+
+
+RESTATEMENTS = [
+    ("if not callable(fn):\n    raise TypeError(f'{name} must be callable')", "check_callable"),
+    ("if fn is not None and not callable(fn):\n    raise TypeError('no')", "check_callable"),
+    ("if not isinstance(name, str):\n    raise TypeError(name)", "check_str"),
+    ("if not isinstance(d, str) or not d:\n    raise TypeError(d)", "check_str"),
+    ("seconds = min(t, threading.TIMEOUT_MAX)", "check_timeout"),
+    ("raise ValueError('n would take the tick past 2**62')", "MAX_TICK"),
+    ("raise ValueError(f'{n} past 2 ** 62')", "MAX_TICK"),
+    ("raise TypeError(f'{name} must be a str, got {v!r}')", "the rule's own message"),
+    ("raise TypeError(f'{name} must be a callable, got {v!r}')", "the rule's own message"),
+    ("seed = check_count(seed, 'seed')", "check_seed"),
+    ("check_count(s, f'seeds[{i}]', 0)", "check_seed"),
+    ("check_count(s, name='run_seed')", "check_seed"),
+]
+
+
+@pytest.mark.parametrize("source, rule", RESTATEMENTS)
+def test_the_scan_finds_a_restated_rule(source, rule):
+    assert rule in [found for _, found in restated_rules(source)]
+
+
+def test_the_scan_leaves_what_restates_no_rule_alone():
+    source = '''
+def f(value, progress, world):
+    """Past 2**62 the tick saturates; a name must be a str."""
+    if isinstance(value, str):          # a lenient reading, then the rules
+        value = float(value)
+    if callable(progress):              # dispatch on a kind, not a refusal
+        return progress
+    if not (isinstance(world, Exec) or callable(world)):
+        raise TypeError("world must be an executor or make one")
+    check_count(value, "n")
+    return check_callable(value, "fn", optional=True)
+'''
+    assert restated_rules(source) == []
