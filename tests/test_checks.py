@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import cvcclock
 import cvcclock.pycvc as pycvc
-from cvcclock import ClockConfig, ClockFollower, FrameLoop, SimThread, WorldClock
+from cvcclock import ClockConfig, ClockFollower, FrameLoop, SimThread, WorldClock, checks
 from cvcclock.batch import simulate_many
 from cvcclock.binding import WorldClockBinding
 from cvcclock.checks import MAX_TICK, check_callable, check_seed, check_str, check_timeout
@@ -407,6 +407,22 @@ def test_the_bools_the_python_layer_takes_include_numpy_bools(sims):
     pycvc_clock.set_config(0.01, 1.0, np.int64(8), np.int32(1), np.True_)
     assert pycvc_clock.clock.config == ClockConfig(fixed_dt=0.01, cap_scales_with_rate=True)
     assert ClockFollower.for_step(clock, np.float64(0.03)).period == 3
+
+
+# -- the rules: the core's own, and the ones only the Python layer has -----------------------
+
+
+def test_the_numeric_rules_are_the_cores():
+    assert checks.check_count is cvcclock._core.check_count
+    assert checks.check_count(np.int64(4), "k", 1) == 4
+    assert checks.check_bool(np.False_, "flag") is False
+    assert checks.MAX_TICK == 2**62
+    for bad, error in [(True, TypeError), ("1", TypeError), (1.5, TypeError), (-1, ValueError)]:
+        with pytest.raises(error, match="k"):
+            checks.check_count(bad, "k")
+    with pytest.raises(ValueError, match="x must be finite"):
+        checks.check_real(float("inf"), "x")
+    assert checks.check_real(np.float32(-2.5), "x") == -2.5
 
 
 # -- the seed rule: any non-negative int, as numpy's SeedSequence takes it ------------------

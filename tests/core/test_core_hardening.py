@@ -15,7 +15,6 @@ import weakref
 import numpy as np
 import pytest
 
-import cvcclock
 from cvcclock import (
     ClockConfig,
     ClockFollower,
@@ -312,21 +311,6 @@ def test_follower_alpha_refuses_a_clock_alpha_outside_zero_one(clock_alpha):
 def test_messages_name_the_argument_and_what_is_wrong(call, error, message):
     with pytest.raises(error, match=message.replace("(", r"\(").replace("[", r"\[")):
         call()
-
-
-def test_the_shared_checks_are_the_cores():
-    from cvcclock import checks
-
-    assert checks.check_count(np.int64(4), "k", 1) == 4
-    assert checks.check_bool(np.False_, "flag") is False
-    assert checks.MAX_TICK == 2**62
-    for bad, error in [(True, TypeError), ("1", TypeError), (1.5, TypeError), (-1, ValueError)]:
-        with pytest.raises(error, match="k"):
-            checks.check_count(bad, "k")
-    with pytest.raises(ValueError, match="x must be finite"):
-        checks.check_real(float("inf"), "x")
-    assert checks.check_real(np.float32(-2.5), "x") == -2.5
-    assert cvcclock.WorldClock is WorldClock
 
 
 def test_a_clock_weighs_little_until_a_thread_waits_on_it():
