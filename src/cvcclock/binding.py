@@ -349,7 +349,7 @@ class WorldClockBinding:
         """
         count = check_count(n, "n")
         if count > MAX_TICK - self._clock.tick - self._pending:
-            raise ValueError(f"n would take the tick past 2**62, got {n!r}")
+            raise ValueError(f"n would take the tick past MAX_TICK ({MAX_TICK}), got {n!r}")
         self._pending += count
 
     def drive(self, wall_dt: float | None = None) -> StepResult:
@@ -476,8 +476,8 @@ class WorldClockBinding:
         result = clock.advance(wall_dt)
         n, self._pending = self._pending, 0
         if n > MAX_TICK - clock.tick:   # the advance left them no room: never raise
-            self._ignore(self._keys.step or "", n, "the queued steps would take the tick past "
-                         "2**62")
+            self._ignore(self._keys.step or "", n, "the queued steps would take the tick "
+                                                   f"past MAX_TICK ({MAX_TICK})")
             n = 0
         self._run_steps(n)
         if clock.tick - first == result.steps:   # the advance was the whole frame
@@ -567,7 +567,8 @@ class WorldClockBinding:
         last = self._counter
         if last is not None and counter > last:
             if counter - last > MAX_TICK - self._clock.tick - self._pending:
-                raise ValueError("an increment that would take the tick past 2**62")
+                raise ValueError("an increment that would take the tick past MAX_TICK "
+                                 f"({MAX_TICK})")
             self._pending += counter - last
         # The first value, or one that went backwards: resynchronise, run nothing.
         self._counter = counter

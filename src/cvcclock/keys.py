@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
+from cvcclock.checks import check_str
+
 __all__ = ["WorldClockKeys"]
 
 
@@ -87,8 +89,7 @@ class WorldClockKeys:
         TypeError
             If ``prefix`` is not a str.
         """
-        if not isinstance(prefix, str):
-            raise TypeError(f"prefix must be a str, got {prefix!r}")
+        check_str(prefix, "prefix")
         return cls(**{name: f"{prefix}.{name}" if prefix else name
                       for name in cls.CONTROLS + cls.TELEMETRY})
 
@@ -118,9 +119,7 @@ class WorldClockKeys:
         ValueError
             If ``speed`` is empty.
         """
-        if not isinstance(speed, str):
-            raise TypeError(f"speed must be a str, got {speed!r}")
-        if not speed:
+        if not check_str(speed, "speed"):
             raise ValueError("speed must be a non-empty key: the other keys go beside it")
         own = {"speed": speed, "paused": paused, "time": time, "tick": tick}
         for name, key in own.items():
@@ -169,5 +168,4 @@ class WorldClockKeys:
 
 
 def _check_key(name: str, key: object) -> None:
-    if key is not None and not isinstance(key, str):
-        raise TypeError(f"key {name} must be a str or None, got {key!r}")
+    check_str(key, f"key {name}", optional=True)

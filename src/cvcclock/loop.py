@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from cvcclock._core import StepResult, WorldClock
-from cvcclock.checks import check_bool, check_count, check_real, check_seconds
+from cvcclock.checks import check_bool, check_callable, check_count, check_real, check_seconds
 
 __all__ = ["FrameDriver", "FrameLoop", "PacingStats"]
 
@@ -91,11 +91,6 @@ class PacingStats:
     late: int
 
 
-def _check_callable(name: str, value: object) -> None:
-    if value is not None and not callable(value):
-        raise TypeError(f"{name} must be callable or None, got {value!r}")
-
-
 def _refuse_coroutine_function(name: str, value: object, why: str) -> None:
     """A coroutine function (or an object whose ``__call__`` is one) is refused: called
     without ``await`` it returns a coroutine and its body never runs."""
@@ -165,8 +160,8 @@ class _Run:
 
     def __init__(self, loop: FrameLoop, on_frame: object, max_frames: int | None,
                  until: Until | None) -> None:
-        _check_callable("on_frame", on_frame)
-        _check_callable("until", until)
+        check_callable(on_frame, "on_frame", optional=True)
+        check_callable(until, "until", optional=True)
         _refuse_coroutine_function("until", until, "the loop calls until() without awaiting "
                                    "it, and a coroutine is true, so the run would stop at once")
         self.max_frames = None if max_frames is None else check_count(max_frames, "max_frames")

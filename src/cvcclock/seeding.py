@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from cvcclock.checks import check_count
+from cvcclock.checks import check_seed, check_str
 
 __all__ = ["RandomStreams", "name_key", "seed_sequence"]
 
@@ -41,9 +41,7 @@ def name_key(name: str) -> tuple[int, ...]:
     TypeError
         If ``name`` is not a str.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {name!r}")
-    digest = hashlib.sha256(name.encode("utf-8")).digest()
+    digest = hashlib.sha256(check_str(name, "name").encode("utf-8")).digest()
     return tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 32, 4))
 
 
@@ -53,7 +51,7 @@ def seed_sequence(seed: int, name: str) -> np.random.SeedSequence:
     Parameters
     ----------
     seed : int
-        The run's seed, in [0, 2**62].
+        The run's seed, a non-negative int of any size (``cvcclock.checks.check_seed``).
     name : str
         The stream's name.
 
@@ -65,9 +63,9 @@ def seed_sequence(seed: int, name: str) -> np.random.SeedSequence:
     Raises
     ------
     TypeError, ValueError
-        If ``seed`` is not an integer in range, or ``name`` is not a str.
+        If ``seed`` is not a non-negative integer, or ``name`` is not a str.
     """
-    return np.random.SeedSequence(check_count(seed, "seed"), spawn_key=name_key(name))
+    return np.random.SeedSequence(check_seed(seed), spawn_key=name_key(name))
 
 
 class RandomStreams:
@@ -80,7 +78,8 @@ class RandomStreams:
     Parameters
     ----------
     seed : int
-        The run's seed, in [0, 2**62].
+        The run's seed, a non-negative int of any size (``cvcclock.checks.check_seed``):
+        any seed ``simulate`` gives a run (``SimulationResult.run_seed``) is one.
 
     Attributes
     ----------
@@ -90,7 +89,7 @@ class RandomStreams:
     Raises
     ------
     TypeError, ValueError
-        If ``seed`` is not an integer in range.
+        If ``seed`` is not a non-negative integer.
 
     Examples
     --------
@@ -103,7 +102,7 @@ class RandomStreams:
     """
 
     def __init__(self, seed: int) -> None:
-        self.seed = check_count(seed, "seed")
+        self.seed = check_seed(seed)
         self._streams: dict[str, np.random.Generator] = {}
 
     def get(self, name: str) -> np.random.Generator:

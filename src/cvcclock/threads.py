@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from cvcclock._core import ClockFollower, Mode, WorldClock
-from cvcclock.checks import check_bool, check_seconds
+from cvcclock.checks import check_bool, check_timeout
 
 __all__ = ["SimThread", "SimWorld"]
 
@@ -71,21 +71,6 @@ def _describe(world: object) -> str:
     except Exception:  # noqa: BLE001 - a broken repr must not break a constructor
         text = object.__repr__(world)
     return text if len(text) <= _REPR_LIMIT else text[:_REPR_LIMIT - 3] + "..."
-
-
-def _join_timeout(value: object, name: str) -> float:
-    """Seconds to join the worker: finite, >= 0 and at most ``threading.TIMEOUT_MAX``."""
-    return check_seconds(value, name, maximum=threading.TIMEOUT_MAX)
-
-
-def _timeout(value: object) -> float | None:
-    """``value`` as a wait's timeout: None (for ever) or finite seconds >= 0, checked by the
-    core's rule. A timeout longer than ``threading.TIMEOUT_MAX`` waits for ever, as None does.
-    """
-    if value is None:
-        return None
-    seconds = check_seconds(value, "timeout")
-    return None if seconds > threading.TIMEOUT_MAX else seconds
 
 
 def _covers(progress: tuple[int, int, bool], target: tuple[int, int], k: int) -> bool:
@@ -287,7 +272,7 @@ class SimThread(Generic[S]):
             raise TypeError(f"clock must be a WorldClock, got {clock!r}")
         step, snapshot = _world_callables(world)
         drive = check_bool(drive_clock, "drive_clock")
-        self._stop_timeout = _join_timeout(stop_timeout, "stop_timeout")
+        self._stop_timeout = check_timeout(stop_timeout, "stop_timeout", forever=False)
         follower = ClockFollower.for_step(clock, dt)   # validates dt
         self._world = _describe(world)
         self._w: _Worker[S] = _Worker(step, snapshot, clock, follower, dt, drive)
@@ -364,7 +349,7 @@ class SimThread(Generic[S]):
             The worker's error, if ``world.step`` or ``world.snapshot`` raised (before or
             while waiting).
         """
-        seconds = _timeout(timeout)
+        seconds = check_timeout(timeout)
         w = self._w
         target = (w.clock.discontinuities, w.clock.tick)
         if w.error is None and _covers(w.progress, target, w.k):
@@ -403,7 +388,7 @@ class SimThread(Generic[S]):
         ValueError
             If ``timeout`` is NaN, infinite, negative or too large; nothing is stopped.
         """
-        seconds = self._stop_timeout if timeout is None else _join_timeout(timeout, "timeout")
+        seconds = self._stop_timeout if timeout is None else check_timeout(timeout, forever=False)
         self._stop(seconds, stacklevel=3)
 
     def _stop(self, seconds: float, stacklevel: int) -> None:

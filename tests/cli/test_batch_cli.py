@@ -74,6 +74,7 @@ def test_failed_runs_exit_1_and_are_listed_max_steps_applies(tmp_path):
     ([CLOSE_CALL, "--seeds", "9:3"], "--seeds START:STOP needs START < STOP"),
     ([CLOSE_CALL, "--seeds", "5:5"], "needs START < STOP"),
     ([CLOSE_CALL, "--seeds", "a:9"], "--seeds must be START:STOP, two integers"),
+    ([CLOSE_CALL, "--seeds=-3:9"], "--seeds START must be >= 0, got -3"),
     ([CLOSE_CALL, "--seeds", "0:9", "--workers", "0"], "--workers must be >= 1, got 0"),
     ([CLOSE_CALL, "--seeds", "0:9", "--workers", "two"],
      "--workers must be an integer, got 'two'"),

@@ -214,8 +214,10 @@ def test_inputs_out_of_order_or_an_end_too_early_are_refused():
         InputTrace(header, (Input(5, "a", (1,)),), {}, 10)
     with pytest.raises(ValueError, match="falls due at tick 0"):
         InputTrace(header, (), {0: "x"}, 10)
-    with pytest.raises(TypeError, match="non-empty str"):
+    with pytest.raises(ValueError, match=r"^hashes\[6\] must be a non-empty str, got ''$"):
         InputTrace(header, (), {6: ""}, 10)
+    with pytest.raises(TypeError, match=r"^hashes\[6\] must be a str, got 7$"):
+        InputTrace(header, (), {6: 7}, 10)
 
 
 def test_check_fits_names_both_the_recorded_and_the_replay_values():

@@ -224,7 +224,7 @@ def test_randomness_comes_from_the_runs_generator_only():
     assert simulate(Solo(jitter), seed=8, max_steps=20) != first
 
 
-def test_a_seed_and_its_negation_draw_different_streams():
+def test_seeds_draw_their_own_streams_and_a_negative_seed_is_refused():
     class Draws(Scenario):
         def setup(self, s):
             s.record_initial("u", lambda: [s.rng.random() for _ in range(3)])
@@ -232,9 +232,12 @@ def test_a_seed_and_its_negation_draw_different_streams():
     def draws(seed):
         return simulate(Draws(), seed=seed, max_steps=0).records_initial["u"]
 
-    assert random.Random(5).random() == random.Random(-5).random()    # why not Random(seed)
-    for seed in (1, 5, 12, 2**70):
-        assert draws(seed) != draws(-seed)
+    # Random(seed) would fold -5 onto 5; a seed is non-negative (cvcclock.checks.check_seed),
+    # so -5 is refused rather than drawing 5's stream.
+    assert random.Random(5).random() == random.Random(-5).random()
+    with pytest.raises(ValueError, match="^seed must be >= 0, got -5$"):
+        draws(-5)
+    assert len({tuple(draws(seed)) for seed in (1, 5, 12, 2**70)}) == 4
     assert draws(5) == draws(5)
 
 

@@ -87,6 +87,7 @@ RUN_ARGUMENTS = [
     ({"seed": True}, T, "seed must be an integer, got True"),
     ({"seed": np.True_}, T, "seed must be an integer, got np.True_"),
     ({"seed": None}, T, "seed must be an integer, got None"),
+    ({"seed": -1}, V, "seed must be >= 0, got -1"),
     ({"max_steps": "2"}, T, "max_steps must be an integer, got '2'"),
     ({"max_steps": 2.0}, T, "max_steps must be an integer, got 2.0"),
     ({"max_steps": True}, T, "max_steps must be an integer, got True"),
@@ -109,12 +110,12 @@ RUN_ARGUMENTS = [
     ({"dt": 0}, V, "scenario 'Solo': dt must be > 0, got 0"),
     ({"dt": -0.1}, V, "scenario 'Solo': dt must be finite and non-negative, got -0.1"),
     ({"dt": BIG}, V, "scenario 'Solo': dt must be finite, got 1000"),
-    ({"simulator": 5}, T, "simulator must be a callable, got 5"),
+    ({"simulator": 5}, T, "simulator must be callable or None, got 5"),
     ({"simulator": lambda: 3}, T, "simulator must be a Simulator, got 3"),
     ({"raise_guard_violations": "yes"}, T, "raise_guard_violations must be a bool, got 'yes'"),
     ({"raise_guard_violations": 1}, T, "raise_guard_violations must be a bool, got 1"),
     ({"raise_guard_violations": None}, T, "raise_guard_violations must be a bool, got None"),
-    ({"trace": 5}, T, "trace must be a callable, got 5"),
+    ({"trace": 5}, T, "trace must be callable or None, got 5"),
 ]
 
 
@@ -199,7 +200,7 @@ def test_numpy_numbers_and_bools_are_taken():
 
 
 def test_seeds_of_any_size_and_huge_time_limits_are_taken():
-    for seed in (-5, 2**70, derive_seed(0, 1)):
+    for seed in (0, 2**70, derive_seed(0, 1)):
         assert simulate(Solo(), seed=seed, max_steps=1).seed == seed
     # a time limit past every step a clock reaches never ends the run (no OverflowError)
     huge = simulate(Solo(), seed=0, max_steps=2, time_limit=1.7e308)
@@ -213,11 +214,11 @@ SCOPE_CALLS = [
     (lambda s, car: s.add_agent("car", Vehicle(), drive), V,
      "agent names must be unique; there is already an agent 'car'"),
     (lambda s, car: s.add_agent("b", Vehicle(), 5), T,
-     "behavior must be a generator function, got 5"),
+     "behavior must be a generator function or None, got 5"),
     (lambda s, car: s.add_agent("b", 3, drive), T,
      "spec must be a Vehicle (what PointMassSimulator makes), got 3 for 'b'"),
     (lambda s, car: s.monitor(5), T, "fn must be a generator function, got 5"),
-    (lambda s, car: s.monitor(watch, name=3), T, "name must be a str, got 3"),
+    (lambda s, car: s.monitor(watch, name=3), T, "name must be a str or None, got 3"),
     (lambda s, car: s.record(3, pred), T, "name must be a str, got 3"),
     (lambda s, car: s.record("x", pred), V,
      "record names must be unique; there is already a record 'x'"),
@@ -229,12 +230,13 @@ SCOPE_CALLS = [
      "fn must be a callable of no arguments, got None"),
     (lambda s, car: s.terminate_simulation_when(5), T,
      "pred must be a callable of no arguments, got 5"),
-    (lambda s, car: s.terminate_simulation_when(pred, name=3), T, "name must be a str, got 3"),
+    (lambda s, car: s.terminate_simulation_when(pred, name=3), T,
+     "name must be a str or None, got 3"),
     (lambda s, car: s.require_always(True), T, "pred must be a callable of no arguments, got True"),
-    (lambda s, car: s.require_always(pred, 1.5), T, "name must be a str, got 1.5"),
+    (lambda s, car: s.require_always(pred, 1.5), T, "name must be a str or None, got 1.5"),
     (lambda s, car: s.require_eventually("x > 1"), T,
      "pred must be a callable of no arguments, got 'x > 1'"),
-    (lambda s, car: s.invariant(pred, name=b"x"), T, "name must be a str, got b'x'"),
+    (lambda s, car: s.invariant(pred, name=b"x"), T, "name must be a str or None, got b'x'"),
     (lambda s, car: s.terminate_when(0), T, "pred must be a callable of no arguments, got 0"),
     (lambda s, car: s.terminate_after("1"), T, "seconds must be a real number, got '1'"),
     (lambda s, car: s.terminate_after(True), T, "seconds must be a real number, got True"),
@@ -244,8 +246,8 @@ SCOPE_CALLS = [
     (lambda s, car: s.terminate_after(BIG), V, "seconds must be finite, got 1000"),
     (lambda s, car: s.do(Solo(), 3), T, "each scenario given to do() must be a Scenario, got 3"),
     (lambda s, car: s.sim[3], T, "name must be a str, got 3"),
-    (lambda s, car: require(True, 3), T, "message must be a str, got 3"),
-    (lambda s, car: terminate(3), T, "reason must be a str, got 3"),
+    (lambda s, car: require(True, 3), T, "message must be a str or None, got 3"),
+    (lambda s, car: terminate(3), T, "reason must be a str or None, got 3"),
 ]
 
 
@@ -290,7 +292,7 @@ VALUE_CALLS = [
     (lambda: Take([Throttle(0.5)]), T, "actions must be a tuple, got [Throttle(value=0.5)]"),
     (lambda: precondition(5), T, "pred must be a predicate (a callable), got 5"),
     (lambda: invariant("x"), T, "pred must be a predicate (a callable), got 'x'"),
-    (lambda: describe(pred, 3), T, "name must be a str, got 3"),
+    (lambda: describe(pred, 3), T, "name must be a str or None, got 3"),
     (lambda: derive_seed("1", 1), T, "seed must be an integer, got '1'"),
     (lambda: derive_seed(1, -1), V, "attempt must be >= 0, got -1"),
     (lambda: Simulation(PointMassSimulator(), "1", 0.1), T, "seed must be an integer, got '1'"),
@@ -300,7 +302,7 @@ VALUE_CALLS = [
     (lambda: Agent(1, None, {}, _simulation(), None, ()), T, "name must be a str, got 1"),
     (lambda: Agent("a", None, [], _simulation(), None, ()), T, "props must be a Mapping, got []"),
     (lambda: Agent("a", None, {}, _simulation(), 4, ()), T,
-     "behavior must be a generator function, got 4"),
+     "behavior must be a generator function or None, got 4"),
     (lambda: Agent("a", None, {}, _simulation(), None, [1]), T, "args must be a tuple, got [1]"),
     (lambda: Scope(3, _simulation()), T, "scenario must be a Scenario, got 3"),
     (lambda: Scope(Solo(), 3), T, "sim must be a Simulation, got 3"),

@@ -35,7 +35,6 @@ import collections
 import concurrent.futures as cf
 import dataclasses
 import math
-import operator
 import os
 import pickle
 from collections.abc import Callable, Iterable, Iterator
@@ -62,7 +61,7 @@ from cvcclock.batch._records import (
     options_text,
     scenario_reference,
 )
-from cvcclock.checks import check_bool, check_count, check_seconds
+from cvcclock.checks import check_bool, check_count, check_seconds, check_seed
 from cvcclock.scenario._arguments import check_time_limit
 from cvcclock.scenario.runner import check_dt
 from cvcclock.scenario.scenarios import Scenario
@@ -125,7 +124,8 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
         Pickled for the workers: its class must be importable there by module and name
         (or be defined in ``__main__``, with cloudpickle installed).
     seeds : iterable of int
-        Distinct integers (numpy integers too); the results come in this order.
+        Distinct seeds, each a non-negative int of any size (numpy integers too); the
+        results come in this order.
     executor : optional
         None: a local process pool of ``workers`` processes (default: one per CPU), made
         and shut down here, and replaced if a worker dies. A
@@ -215,14 +215,10 @@ def _check_options(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check_seeds(seeds: Iterable[int]) -> list[int]:
-    """The seeds as ints: integers of any size (a run_seed is 64 bits), distinct."""
+    """The seeds as ints, each by the one seed rule (a run_seed is 64 bits), distinct."""
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
         raise TypeError(f"seeds must be an iterable of ints, got {seeds!r}")
-    checked: list[int] = []
-    for i, seed in enumerate(seeds):
-        if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
-            raise TypeError(f"seeds[{i}] must be an int, got {seed!r}")
-        checked.append(operator.index(seed))
+    checked = [check_seed(seed, f"seeds[{i}]") for i, seed in enumerate(seeds)]
     if len(set(checked)) != len(checked):
         repeated = sorted(s for s, n in collections.Counter(checked).items() if n > 1)
         raise ValueError(

@@ -140,6 +140,12 @@ def _seeds(text: str, fail: _Fail) -> range:
         fail(f"--seeds must be START:STOP, two integers (e.g. 0:1000), got {text!r}")
     if not sep or end <= first:
         fail(f"--seeds START:STOP needs START < STOP (the seeds START..STOP-1), got {text!r}")
+    from cvcclock.checks import check_seed
+
+    try:
+        check_seed(first, "--seeds START")
+    except ValueError as e:
+        fail(str(e))
     return range(first, end)
 
 

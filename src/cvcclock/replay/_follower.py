@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from cvcclock._core import ClockFollower, ClockState, WorldClock
-from cvcclock.checks import check_count
+from cvcclock.checks import check_callable, check_count
 from cvcclock.replay._trace import Input
 
 __all__ = ["InputFollower", "Keyframe", "StateHash", "World", "default_state_hash"]
@@ -121,11 +121,6 @@ def _tick_of(entry: Input) -> int:
     return entry.tick
 
 
-def _check_callable(value: object, name: str) -> None:
-    if not callable(value):
-        raise TypeError(f"{name} must be callable, got {value!r}")
-
-
 class InputFollower:
     """A world that follows the clock and applies its run's inputs before the right steps.
 
@@ -150,8 +145,7 @@ class InputFollower:
             raise TypeError(f"world must have step(dt), apply(name, value), snapshot() and "
                             f"restore(snapshot) methods, got {world!r}")
         keyframe_every = check_count(keyframe_every, "keyframe_every", minimum=1)
-        if on_step is not None:
-            _check_callable(on_step, "on_step")
+        check_callable(on_step, "on_step", optional=True)
         clock = log.clock
         self._follower = ClockFollower.for_step(clock, dt)
         self.world = world

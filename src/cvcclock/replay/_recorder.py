@@ -6,11 +6,10 @@ from collections.abc import Callable, Mapping
 
 from cvcclock._core import WorldClock
 from cvcclock._version import __version__
-from cvcclock.checks import check_count
+from cvcclock.checks import check_callable, check_count, check_seed, check_str
 from cvcclock.replay._follower import (
     StateHash,
     World,
-    _check_callable,
     _InputLog,
     _Run,
     default_state_hash,
@@ -36,7 +35,8 @@ class Recorder(_Run):
     dt : float
         The world's step in seconds, a whole number of quanta.
     seed : int
-        The run's seed, written to the trace (``cvcclock.seeding.RandomStreams``).
+        The run's seed, written to the trace (``cvcclock.seeding.RandomStreams``): a
+        non-negative int of any size.
     keyframe_every : int
         Keep a keyframe every this many world steps (rollback re-simulates from one).
     hash_every : int, optional
@@ -69,10 +69,10 @@ class Recorder(_Run):
                  state_hash: StateHash = default_state_hash,
                  metadata: Mapping[str, JSONValue] | None = None,
                  on_step: Callable[[int], object] | None = None) -> None:
-        self.seed = check_count(seed, "seed")
+        self.seed = check_seed(seed)
         self._hash_every = None if hash_every is None else check_count(hash_every,
                                                                        "hash_every", minimum=1)
-        _check_callable(state_hash, "state_hash")
+        check_callable(state_hash, "state_hash")
         if metadata is not None and not isinstance(metadata, Mapping):
             raise TypeError(f"metadata must be a mapping, got {metadata!r}")
         copy = check_json_value(dict(metadata or {}), "metadata")
@@ -147,9 +147,7 @@ class Recorder(_Run):
         return InputTrace(header, self.inputs, dict(self._hashes), self._clock.tick)
 
     def _insert(self, tick: int, name: str, value: object) -> Input:
-        if not isinstance(name, str):
-            raise TypeError(f"name must be a str, got {name!r}")
-        entry = Input(tick, name, check_json_value(value, name))
+        entry = Input(tick, check_str(name, "name"), check_json_value(value, name))
         self._log.insert(entry)
         return entry
 

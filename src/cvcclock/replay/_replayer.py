@@ -7,11 +7,10 @@ from collections.abc import Callable
 from typing import Literal
 
 from cvcclock._core import Mode, WorldClock
-from cvcclock.checks import check_count, check_seconds
+from cvcclock.checks import check_callable, check_count, check_seconds
 from cvcclock.replay._follower import (
     StateHash,
     World,
-    _check_callable,
     _InputLog,
     _Run,
     default_state_hash,
@@ -105,7 +104,7 @@ class Replayer(_Run):
         if clock.tick != trace.header.start_tick:
             raise ValueError(f"the trace starts at tick {trace.header.start_tick}; the clock "
                              f"is at tick {clock.tick}")
-        _check_callable(state_hash, "state_hash")
+        check_callable(state_hash, "state_hash")
         if on_divergence not in ("raise", "collect"):
             raise ValueError(f"on_divergence must be 'raise' or 'collect', got "
                              f"{on_divergence!r}")

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 from cvcclock._core import WorldClock, ticks_per_step
 from cvcclock._version import __version__
-from cvcclock.checks import MAX_TICK, check_count, check_seconds
+from cvcclock.checks import MAX_TICK, check_count, check_seconds, check_seed, check_str
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Input", "InputTrace", "JSONValue", "TraceFormatError",
            "TraceHeader", "check_json_value"]
@@ -141,7 +141,8 @@ class TraceHeader:
     start_tick : int
         The clock's tick when the recording started.
     seed : int
-        The run's seed (for ``cvcclock.seeding.RandomStreams``), in [0, 2**62].
+        The run's seed (for ``cvcclock.seeding.RandomStreams``), a non-negative int of
+        any size.
     cvcclock : str
         The version of cvcclock that recorded it.
     metadata : mapping
@@ -168,9 +169,8 @@ class TraceHeader:
         dt = check_seconds(self.dt, "dt")
         ticks_per_step(dt, fixed_dt)
         check_count(self.start_tick, "start_tick")
-        check_count(self.seed, "seed")
-        if not isinstance(self.cvcclock, str):
-            raise TypeError(f"cvcclock must be a version str, got {self.cvcclock!r}")
+        check_seed(self.seed)
+        check_str(self.cvcclock, "cvcclock")
         _check_version(self.version)
         if not isinstance(self.metadata, Mapping):
             raise TypeError(f"metadata must be a mapping, got {self.metadata!r}")
@@ -378,15 +378,14 @@ def _checked_input(i: int, entry: object) -> Input:
     if not isinstance(entry, tuple) or len(entry) != 3:
         raise TypeError(f"inputs[{i}] must be an Input(tick, name, value), got {entry!r}")
     tick, name, value = entry
-    if not isinstance(name, str):
-        raise TypeError(f"inputs[{i}]: name must be a str, got {name!r}")
+    check_str(name, f"inputs[{i}].name")
     return Input(check_count(tick, f"inputs[{i}].tick"), name, check_json_value(value, name))
 
 
 def _check_hash(tick: object, digest: object, header: TraceHeader, where: str) -> None:
     tick = check_count(tick, f"{where} tick")
-    if not isinstance(digest, str) or not digest:
-        raise TypeError(f"{where} must be a non-empty str, got {digest!r}")
+    if not check_str(digest, where):
+        raise ValueError(f"{where} must be a non-empty str, got {digest!r}")
     if tick % header.period or tick <= header.start_tick:
         raise ValueError(f"{where}: no step of dt={header.dt!r} (every {header.period} "
                          f"quanta, after tick {header.start_tick}) falls due at tick {tick}")
@@ -486,8 +485,7 @@ def _hash_from(obj: dict[str, Any], header: TraceHeader, hashes: dict[int, str])
 
 def _input_from(obj: dict[str, Any]) -> Input:
     _expect_keys(obj, ("tick", "input", "value"), "input")
-    if not isinstance(obj["input"], str):
-        raise TypeError(f"input name must be a str, got {obj['input']!r}")
+    check_str(obj["input"], "input name")
     return Input(obj["tick"], obj["input"], check_json_value(obj["value"], obj["input"]))
 
 

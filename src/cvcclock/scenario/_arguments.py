@@ -1,5 +1,5 @@
-"""The scenario runner's argument rules, once: numbers through :mod:`cvcclock.checks`, and the
-few kinds of argument the clock has no rule for (seeds, time steps, names, callables).
+"""The scenario runner's own argument rules: time steps, time limits and instances, built on
+:mod:`cvcclock.checks` (where seeds, numbers, names and callables have theirs).
 
 Every check raises TypeError for a wrong type and ValueError for a wrong value, naming the
 argument and the value, and returns the value to use, so a refused call changes nothing.
@@ -8,35 +8,18 @@ argument and the value, and returns the value to use, so a refused call changes 
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, TypeVar
 
-from cvcclock.checks import MAX_TICK, check_count, check_seconds
+from cvcclock.checks import MAX_TICK, check_seconds
 
 __all__ = [
-    "check_callable",
     "check_instance",
-    "check_name",
-    "check_optional_callable",
-    "check_seed",
     "check_step",
-    "check_str",
     "check_time_limit",
     "steps_for",
 ]
 
 T = TypeVar("T")
-
-
-def check_seed(value: object, name: str = "seed") -> int:
-    """An integer of any sign and size (``check_count``'s rule of what an integer is).
-
-    A seed is not a count: derived seeds are 64-bit and may exceed the tick limit.
-    """
-    try:
-        return check_count(value, name, -MAX_TICK, MAX_TICK)
-    except ValueError:
-        return operator.index(value)  # type: ignore[arg-type]  # check_count took it as an integer
 
 
 def check_step(value: object, name: str) -> float:
@@ -56,30 +39,6 @@ def check_time_limit(value: object, name: str = "time_limit") -> float:
         if value == math.inf:   # check_seconds took it as a real number: this one is +inf
             return math.inf
         raise ValueError(f"{e} (or math.inf for no limit)") from None
-
-
-def check_str(value: object, name: str) -> str:
-    """A ``str``."""
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {value!r}")
-    return value
-
-
-def check_name(value: object, name: str = "name") -> str | None:
-    """An optional label: a ``str`` or None."""
-    return None if value is None else check_str(value, name)
-
-
-def check_callable(value: T, name: str, what: str = "a callable") -> T:
-    """A callable; ``what`` says which kind (``"a generator function"``)."""
-    if not callable(value):
-        raise TypeError(f"{name} must be {what}, got {value!r}")
-    return value
-
-
-def check_optional_callable(value: T, name: str, what: str = "a callable") -> T:
-    """A callable or None."""
-    return value if value is None else check_callable(value, name, what)
 
 
 def check_instance(value: Any, cls: type[T], name: str) -> T:

@@ -32,7 +32,8 @@ from collections.abc import Callable, Generator
 from types import GeneratorType
 from typing import Any, TypeVar
 
-from cvcclock.scenario._arguments import check_callable, check_instance
+from cvcclock.checks import check_callable
+from cvcclock.scenario._arguments import check_instance
 from cvcclock.scenario.control import do
 from cvcclock.scenario.errors import BehaviorError, InvariantViolation, PreconditionViolation
 from cvcclock.scenario.requirements import describe

@@ -15,8 +15,8 @@ from collections.abc import Callable, Generator
 from types import GeneratorType
 from typing import Any
 
-from cvcclock.checks import check_count, check_seconds
-from cvcclock.scenario._arguments import check_callable, check_instance
+from cvcclock.checks import check_callable, check_count, check_seconds
+from cvcclock.scenario._arguments import check_instance
 from cvcclock.scenario.scenarios import Scenario
 
 __all__ = ["ABORT", "Do", "Interrupt", "Request", "do", "interrupt"]

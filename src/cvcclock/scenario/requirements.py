@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from cvcclock.scenario._arguments import check_name
+from cvcclock.checks import check_str
 from cvcclock.scenario.errors import RejectSimulation, Terminate
 
 __all__ = ["describe", "require", "terminate", "terminate_simulation"]
@@ -38,7 +38,7 @@ def require(condition: object, message: str | None = None) -> None:
     TypeError
         If ``message`` is neither a str nor None (whatever ``condition`` is).
     """
-    check_name(message, "message")
+    check_str(message, "message", optional=True)
     if not condition:
         if message is None:
             caller = sys._getframe(1)
@@ -69,7 +69,7 @@ def terminate(reason: str | None = None) -> NoReturn:
     TypeError
         If ``reason`` is neither a str nor None.
     """
-    raise Terminate(check_name(reason, "reason"), simulation=False)
+    raise Terminate(check_str(reason, "reason", optional=True), simulation=False)
 
 
 def terminate_simulation(reason: str | None = None) -> NoReturn:
@@ -90,12 +90,12 @@ def terminate_simulation(reason: str | None = None) -> NoReturn:
     TypeError
         If ``reason`` is neither a str nor None.
     """
-    raise Terminate(check_name(reason, "reason"), simulation=True)
+    raise Terminate(check_str(reason, "reason", optional=True), simulation=True)
 
 
 def describe(fn: Callable[..., Any], name: str | None = None) -> str:
     """A stable human name for a predicate: ``name``, or its ``__name__`` and ``file:line``."""
-    label = check_name(name)
+    label = check_str(name, "name", optional=True)
     if label is not None:
         return label
     code = getattr(fn, "__code__", None)

@@ -7,8 +7,8 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
-from cvcclock.checks import check_count
-from cvcclock.scenario._arguments import check_instance, check_seed, check_step
+from cvcclock.checks import check_count, check_seed
+from cvcclock.scenario._arguments import check_instance, check_step
 
 __all__ = ["SimulationResult", "TerminationType"]
 

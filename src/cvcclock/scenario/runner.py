@@ -37,11 +37,9 @@ from collections.abc import Callable
 from typing import Any
 
 from cvcclock import ClockConfig, ClockFollower, WorldClock
-from cvcclock.checks import check_bool, check_count
+from cvcclock.checks import check_bool, check_callable, check_count, check_seed
 from cvcclock.scenario._arguments import (
     check_instance,
-    check_optional_callable,
-    check_seed,
     check_step,
     check_time_limit,
     steps_for,
@@ -109,7 +107,7 @@ class ScenarioRunner:
         when omitted. A scenario that declares its own ``dt`` runs at that step only: give
         the same or none (to run it at another, set ``dt`` on the scenario instance).
     seed : int
-        The run's seed; attempt 0 uses it as is.
+        The run's seed, a non-negative int of any size; attempt 0 uses it as is.
     max_steps : int, optional
         End the run (``TIME_LIMIT``) at this time step.
     time_limit : float, optional
@@ -145,8 +143,8 @@ class ScenarioRunner:
     TypeError
         If an argument is of the wrong type (``seed`` not an integer, a limit not a number).
     ValueError
-        If ``dt`` is not a whole number of quanta, differs from the ``dt`` the scenario
-        declares, or a limit is out of range.
+        If ``seed`` is negative, ``dt`` is not a whole number of quanta or differs from the
+        ``dt`` the scenario declares, or a limit is out of range.
 
     Any error is raised before the first attempt is set up, and leaves the clock as it was.
     """
@@ -159,10 +157,10 @@ class ScenarioRunner:
         check_instance(clock, WorldClock, "clock")
         self.seed = check_seed(seed)
         self._max_iterations = check_count(max_iterations, "max_iterations", 1)
-        check_optional_callable(simulator, "simulator")
+        check_callable(simulator, "simulator", optional=True)
         self._make_simulator = scenario.simulator if simulator is None else simulator
         self._raise_guards = check_bool(raise_guard_violations, "raise_guard_violations")
-        self._trace = check_optional_callable(trace, "trace")
+        self._trace = check_callable(trace, "trace", optional=True)
         # The scenario's own dt, not period * fixed_dt, which can differ in the last bit: the
         # physics must see the same dt on every clock the scenario runs on.
         self.dt = check_dt(scenario, dt)

@@ -11,15 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
 
-from cvcclock.checks import check_count
-from cvcclock.scenario._arguments import (
-    check_callable,
-    check_instance,
-    check_name,
-    check_str,
-    steps_floor,
-    steps_for,
-)
+from cvcclock.checks import check_callable, check_count, check_str
+from cvcclock.scenario._arguments import check_instance, steps_floor, steps_for
 from cvcclock.scenario.behaviors import scenario_guards
 from cvcclock.scenario.blocks import Context, Finished, GenBlock
 from cvcclock.scenario.control import Do, do
@@ -162,7 +155,7 @@ class Scope:
         reasons and traces.
         """
         check_callable(fn, "fn", "a generator function")
-        label = check_name(name)
+        label = check_str(name, "name", optional=True)
         if label is None:
             label = str(getattr(fn, "__name__", type(fn).__name__))
         monitor = Monitor(label, fn, args)

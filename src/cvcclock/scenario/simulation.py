@@ -8,13 +8,8 @@ import random
 from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from cvcclock.scenario._arguments import (
-    check_instance,
-    check_optional_callable,
-    check_seed,
-    check_step,
-    check_str,
-)
+from cvcclock.checks import check_callable, check_seed, check_str
+from cvcclock.scenario._arguments import check_instance, check_step
 from cvcclock.scenario.simulator import Simulator
 
 if TYPE_CHECKING:
@@ -78,7 +73,7 @@ class Agent:
         self.handle = handle
         self.props = check_instance(props, Mapping, "props")  # type: ignore[type-abstract]
         self.sim = check_instance(sim, Simulation, "sim")
-        self.behavior = check_optional_callable(behavior, "behavior", "a generator function")
+        self.behavior = check_callable(behavior, "behavior", "a generator function", optional=True)
         self.args = check_instance(args, tuple, "args")
         self.scope = scope
         self.own = {} if own is None else dict(
@@ -162,7 +157,7 @@ class Simulation:
         If ``simulator`` lacks a :class:`Simulator` method, ``seed`` is not an integer,
         ``dt`` not a real number or ``trace`` not callable.
     ValueError
-        If ``dt`` is not a finite number of seconds > 0.
+        If ``seed`` is negative, or ``dt`` is not a finite number of seconds > 0.
     """
 
     def __init__(self, simulator: Simulator, seed: int, dt: float,
@@ -170,13 +165,13 @@ class Simulation:
         self.simulator = check_instance(
             simulator, Simulator, "simulator")  # type: ignore[type-abstract]
         self.seed = seed = check_seed(seed)
-        # Not Random(seed): it seeds from abs(seed), so seed and -seed would share a stream.
+        # Seeded from the seed's sha256, not Random(seed), so every run draws what it drew.
         self.rng = random.Random(int.from_bytes(hashlib.sha256(str(seed).encode()).digest(), "big"))
         self.dt = check_step(dt, "dt")
         self.step = 0
         self.agents: dict[str, Agent] = {}
         self.top: Scope | None = None
-        self._trace = check_optional_callable(trace, "trace")
+        self._trace = check_callable(trace, "trace", optional=True)
         self._behaving: list[Agent] = []
         self._trajectory: list[dict[str, Mapping[str, Any]]] = []
         self._actions: list[dict[str, tuple[Any, ...]]] = []
@@ -219,7 +214,7 @@ class Simulation:
         check_str(name, "name")
         if name in self.agents:
             raise ValueError(f"agent names must be unique; there is already an agent {name!r}")
-        check_optional_callable(behavior, "behavior", "a generator function")
+        check_callable(behavior, "behavior", "a generator function", optional=True)
         check_instance(args, tuple, "args")
         if properties is not None:
             check_instance(properties, Mapping, "properties")  # type: ignore[type-abstract]

@@ -14,8 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from cvcclock.checks import check_real, check_seconds
-from cvcclock.scenario._arguments import check_str
+from cvcclock.checks import check_real, check_seconds, check_str
 
 __all__ = [
     "DummyObject",

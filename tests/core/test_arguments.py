@@ -1,4 +1,8 @@
-"""Bad input gets a clear error naming the argument and the value, and changes nothing."""
+"""The clock's argument rules at its own calls: a bad argument to a WorldClock, a ClockConfig or
+a ClockFollower gets a clear error naming the argument and the value, and changes nothing.
+
+The rules themselves, and their use across the Python layer, are ``tests/test_checks.py``.
+"""
 
 import math
 
