@@ -385,24 +385,6 @@ def test_messages_name_the_argument_and_what_is_wrong(call, error, message):
         call()
 
 
-def test_the_shared_checks_are_the_cores():
-    from cvcclock import checks
-
-    assert checks.check_count(np.int64(4), "k", 1) == 4
-    assert checks.check_bool(np.False_, "flag") is False
-    assert checks.MAX_TICK == 2**62
-    for bad, error in [(True, TypeError), ("1", TypeError), (1.5, TypeError), (-1, ValueError)]:
-        with pytest.raises(error, match="k"):
-            checks.check_count(bad, "k")
-    with pytest.raises(ValueError, match="x must be finite"):
-        checks.check_real(float("inf"), "x")
-    assert checks.check_real(np.float32(-2.5), "x") == -2.5
-    assert cvcclock.WorldClock is WorldClock
-
-
-# -- what a clock and the import cost ----------------------------------------------------------
-
-
 def test_a_clock_weighs_little_until_a_thread_waits_on_it():
     tracemalloc.start()
     try:
