@@ -69,7 +69,7 @@ def test_stub_docstrings_are_the_runtimes():
     wrong = docstring_mismatches(STUB.read_text())
     assert not wrong, (
         f"{len(wrong)} docstrings in {STUB} are not the compiled module's "
-        "(python scripts/stub_docstrings.py rewrites them):\n"
+        "(python scripts/stub_docstrings.py rewrites src/cvcclock/_core.pyi; reinstall):\n"
         + "\n".join(f"{name}:\n  stub:    {got!r}\n  runtime: {want!r}"
                     for name, got, want in wrong))
 
