@@ -153,6 +153,75 @@ def _stub_attribute_types() -> dict[str, str]:
 _STUB_TYPES = _stub_attribute_types()
 
 
+def _stub_functions() -> dict[str, list[ast.FunctionDef]]:
+    """``{"WorldClock.advance": [def], "ticks_per_step": [def], ...}`` from the installed stubs:
+    every def of each name (several for an overload)."""
+    tree = ast.parse(Path(cvcclock._core.__file__).with_name("_core.pyi").read_text())
+    found: dict[str, list[ast.FunctionDef]] = {}
+    for node in tree.body:
+        scope = node.body if isinstance(node, ast.ClassDef) else [node]
+        prefix = f"{node.name}." if isinstance(node, ast.ClassDef) else ""
+        for item in scope:
+            if isinstance(item, ast.FunctionDef):
+                found.setdefault(prefix + item.name, []).append(item)
+    return found
+
+
+_STUB_FUNCTIONS = _stub_functions()
+
+
+def _resolve(dotted: str) -> object:
+    """The object a dotted name names: its longest importable module, then attributes."""
+    parts = dotted.split(".")
+    for split in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        for part in parts[split:]:
+            found = getattr(found, part, None)
+        return found
+    return None
+
+
+def _core_signature(app, what, name, obj, options, signature, return_annotation):
+    """A compiled function's signature with the stubs' types.
+
+    Cython embeds the parameters and defaults but no types; the stubs (checked against the
+    module by stubtest) have them. An overloaded method keeps the embedded signature: one
+    line cannot say which callback goes with which ``catch_up``; its docstring does.
+    """
+    owner_name, _, short = name.rpartition(".")
+    owner = _resolve(owner_name) if what == "method" else None
+    if what == "class" and getattr(cvcclock._core, short, None) is obj:
+        key = f"{short}.__init__"
+    elif isinstance(owner, type) and getattr(cvcclock._core, owner.__name__, None) is owner:
+        key = f"{owner.__name__}.{short}"
+    elif what == "function" and getattr(cvcclock._core, short, None) is obj:
+        key = short
+    else:
+        return None
+    defs = _STUB_FUNCTIONS.get(key, [])
+    if len(defs) != 1 or not signature:
+        return None
+    stub = defs[0].args
+    annotations = {arg.arg: arg.annotation
+                   for arg in [*stub.posonlyargs, *stub.args, *stub.kwonlyargs,
+                               *filter(None, [stub.vararg, stub.kwarg])] if arg.annotation}
+    # The parameters and defaults as given (embedded, or written in the directive, such as
+    # ``maximum=MAX_TICK``), each with the stub's annotation.
+    try:
+        shown = ast.parse(f"def _{signature}: pass").body[0].args
+    except SyntaxError:
+        return None
+    for arg in [*shown.posonlyargs, *shown.args, *shown.kwonlyargs,
+                *filter(None, [shown.vararg, shown.kwarg])]:
+        arg.annotation = annotations.get(arg.arg)
+    returns = defs[0].returns
+    return (f"({ast.unparse(shown)})",
+            "" if what == "class" or returns is None else ast.unparse(returns))
+
+
 class _CoreAttribute(PyAttribute):
     """An attribute of a compiled class, typed from the stubs.
 
@@ -179,3 +248,5 @@ def setup(app):
     app.connect("autodoc-process-docstring", _fill_field_docstring, priority=400)
     app.connect("autodoc-process-signature", _protocol_signature)
     app.connect("autodoc-process-signature", _dataclass_factories)
+    # Before numpydoc's (priority 500), which would answer first with the untyped signature.
+    app.connect("autodoc-process-signature", _core_signature, priority=400)

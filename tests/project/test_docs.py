@@ -130,3 +130,11 @@ def test_the_api_pages_name_public_paths_and_short_aliases(tmp_path):
     for typed in ("   tick: int\n", "   mode: Mode\n", "   config: ClockConfig\n"):
         assert typed in pages["clock"], typed
     assert "   tick: NDArray[np.int64]\n" in pages["bank"]
+    # The compiled methods' and classes' signatures carry the stubs' types too.
+    for typed in ("class cvcclock.WorldClock(config: ClockConfig | None = None)",
+                  "   advance(wall_dt: float, /) -> StepResult\n",
+                  "   wait_for_tick_change(tick: SupportsIndex, timeout: float | None = None)"
+                  " -> int | None\n"):
+        assert typed in pages["clock"], typed
+    assert ("check_count(value: object, name: str, minimum: int = 0, maximum: int = MAX_TICK)"
+            " -> int") in pages["checks"]
