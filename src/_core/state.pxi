@@ -2,7 +2,10 @@
 # carry it. Called once per keyframe, never per quantum, so it is written for clarity.
 
 cdef class TimerState:
-    """One timer's schedule inside a ``ClockState``: an immutable value.
+    """TimerState()
+--
+
+One timer's schedule inside a ``ClockState``: an immutable value.
 
     Attributes
     ----------
@@ -102,7 +105,10 @@ cdef TimerState _timer_state(Timer timer, int64_t seq, int64_t period, bint coal
 
 
 cdef class ClockState:
-    """Everything that decides a clock's future, as an immutable value: ``WorldClock.state()``.
+    """ClockState()
+--
+
+Everything that decides a clock's future, as an immutable value: ``WorldClock.state()``.
 
     Equal states make equal futures: the same calls on clocks restored from equal states
     return equal results. Equality compares every field but ``discontinuities`` (which

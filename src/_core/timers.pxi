@@ -11,7 +11,10 @@ cdef tuple _CATCH_UPS = ("each", "coalesce")
 
 
 cdef class Timer:
-    """A handle on a timer made by ``WorldClock.every``, ``after``, ``every_ticks`` or ``after_ticks``.
+    """Timer()
+--
+
+A handle on a timer from ``WorldClock.every``, ``after``, ``every_ticks`` or ``after_ticks``.
 
     A timer made at tick T with period k falls due at T + k, T + 2k, … (a one-shot only at
     T + k). Pausing keeps that grid: a resumed timer owes nothing for the intervals it was

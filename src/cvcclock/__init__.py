@@ -19,6 +19,7 @@ from cvcclock._core import (
     WorldClock,
     ticks_per_step,
 )
+from cvcclock._public import publish
 from cvcclock._version import __version__
 from cvcclock.binding import IgnoredControl, TreeWriteError, WorldClockBinding
 from cvcclock.keys import WorldClockKeys
@@ -49,3 +50,7 @@ __all__ = [
     "SimWorld",
     "__version__",
 ]
+
+# The core names its compiled classes cvcclock.X itself (src/_core/_core.pyx); Mode is a Python
+# class, published here as the wings publish theirs.
+publish(__name__, globals(), ["Mode"])

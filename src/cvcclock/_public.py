@@ -14,9 +14,12 @@ from typing import Any
 def publish(module: str, namespace: dict[str, Any], names: list[str]) -> None:
     """Set ``__module__`` to ``module`` on each class and function of ``names`` in ``namespace``.
 
-    Values that are neither (constants, type aliases) are left as they are.
+    Values that are neither (constants) are left as they are, and so is what the wing did not
+    define: a type alias's value (``Executor = Any``) keeps its own module.
     """
     for name in names:
         value = namespace[name]
-        if isinstance(value, type) or callable(value) and hasattr(value, "__code__"):
+        if not (isinstance(value, type) or callable(value) and hasattr(value, "__code__")):
+            continue
+        if value.__module__ == module or value.__module__.startswith(module + "."):
             value.__module__ = module

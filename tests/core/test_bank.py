@@ -1,4 +1,5 @@
-"""Exactness of the bank: quanta are never lost or invented by rounding (DESIGN.md)."""
+"""Exactness of the bank: quanta are never lost or invented by rounding (every quantum the wall
+time grants is run, dropped by the stall guard and counted, or still in the bank)."""
 
 import math
 from fractions import Fraction

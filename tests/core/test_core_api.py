@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import cvcclock
+import cvcclock._core
 from cvcclock import (
     ClockConfig,
     ClockFollower,
@@ -26,10 +27,18 @@ from cvcclock import (
     ticks_per_step,
 )
 
+CORE_CLASSES = ("WorldClock", "ClockConfig", "StepResult", "Timer", "Presentation",
+                "ClockFollower", "ClockState", "TimerState", "ClockBank", "BankFollower", "Mode")
 
-def test_classes_live_in_the_compiled_module():
-    for cls in (WorldClock, ClockConfig, StepResult, cvcclock.ClockFollower, Mode):
-        assert cls.__module__ == "cvcclock._core"
+
+def test_core_classes_carry_the_module_users_import_them_from():
+    for name in CORE_CLASSES:
+        cls = getattr(cvcclock, name)
+        assert (cls.__module__, cls.__qualname__) == ("cvcclock", name)
+        assert pickle.dumps(cls, protocol=0).startswith(f"ccvcclock\n{name}\n".encode())
+        # Pickles written before the classes were renamed name cvcclock._core: it still has them.
+        assert getattr(cvcclock._core, name) is cls
+    assert repr(WorldClock) == "<class 'cvcclock.WorldClock'>"
 
 
 def test_config_is_a_value():

@@ -1,4 +1,5 @@
-"""DESIGN.md's mode table, row by row, and the stall guard; run against the core and the oracle."""
+"""The mode table of the guide (docs/guide/modes.rst), row by row, and the stall guard; run
+against the core and the oracle."""
 
 import pytest
 

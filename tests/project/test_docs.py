@@ -101,3 +101,40 @@ def test_every_public_name_has_an_autodoc_directive(module_name, documented):
                    for full, documented_obj in documented.items()):
             missing.append(name)
     assert missing == [], f"{module_name}: no autodoc directive in docs/ for {missing}"
+
+
+def test_the_api_pages_name_public_paths_and_short_aliases(tmp_path):
+    """The API pages, rendered (a text build of docs/api with docs/conf.py, ~15 s), write types
+    as users import them: ``cvcclock.WorldClock`` not ``cvcclock._core.WorldClock``, alias
+    names (``Executor | None``, ``JSONValue``) not their expansions, and the compiled
+    classes' property types from the stubs. Needs the docs extra (``pip install '.[docs]'``)."""
+    pytest.importorskip("sphinx", reason="the docs extra renders the pages: pip install '.[docs]'")
+    import shutil
+    import subprocess
+    import sys
+    shutil.copytree(DOCS / "api", tmp_path / "src")
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "text", "-c", str(DOCS),
+                           str(tmp_path / "src"), str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    pages = {page.stem: page.read_text("utf-8") for page in (tmp_path / "out").glob("*.txt")}
+    text = "\n".join(pages.values())
+    for wrong in (re.compile(r"cvcclock\._core\.\w"), re.compile(r"\bAny \| None"),
+                  re.compile(r"TypeAliasForwardRef|<factory>|<function "),
+                  re.compile(r"~cvcclock\."),   # a signature Sphinx could not parse, shown raw
+                  re.compile(r"None \| bool \| int \| float \| str")):   # JSONValue expanded
+        assert not wrong.search(text), wrong.search(text).group()
+    assert "executor: Executor | None = None" in pages["batch"]
+    assert "metadata: Mapping[str, JSONValue] | None = None" in pages["replay"]
+    assert "clock: WorldClock" in pages["replay"]
+    for typed in ("   tick: int\n", "   mode: Mode\n", "   config: ClockConfig\n"):
+        assert typed in pages["clock"], typed
+    assert "   tick: NDArray[np.int64]\n" in pages["bank"]
+    # The compiled methods' and classes' signatures carry the stubs' types too.
+    for typed in ("class cvcclock.WorldClock(config: ClockConfig | None = None)",
+                  "   advance(wall_dt: float, /) -> StepResult\n",
+                  "   wait_for_tick_change(tick: SupportsIndex, timeout: float | None = None)"
+                  " -> int | None\n"):
+        assert typed in pages["clock"], typed
+    assert ("check_count(value: object, name: str, minimum: int = 0, maximum: int = MAX_TICK)"
+            " -> int") in pages["checks"]

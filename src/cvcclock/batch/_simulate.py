@@ -106,7 +106,7 @@ class _Batch:
     report: Reporter
 
 
-def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executor = None,
+def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executor | None = None,
                   workers: int | None = None, chunk_size: int | None = None,
                   out: str | os.PathLike[str] | None = None,
                   progress: bool | ProgressCallback | None = None,
