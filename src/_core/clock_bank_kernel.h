@@ -12,8 +12,8 @@
  * The constants (the snap, the limits, the mode numbers) come from the Cython core in a
  * cvc_rules value, so each is defined once, there.
  */
-#ifndef CVC_BANK_KERNEL_H
-#define CVC_BANK_KERNEL_H
+#ifndef CVC_CLOCK_BANK_KERNEL_H
+#define CVC_CLOCK_BANK_KERNEL_H
 
 #include <float.h>
 #include <math.h>
@@ -59,7 +59,7 @@ typedef struct {
     /* the state */
     int64_t *tick, *dropped, *window_ticks, *steps;
     double *bank, *window_wall, *realized;   /* realized < 0: no window completed yet */
-} cvc_bank;
+} cvc_clock_bank;
 
 /* Exact conversions for whole numbers in [0, 2**52), by the bits of 2**52 + x: vectorisable
  * where the machine has no int64 <-> double vector conversion (AVX2). */
@@ -113,8 +113,8 @@ static double cvc_bank_exact(double bank, double wall_dt, double scale, double f
 
 /* The quanta slot i runs on an advance of d, and in live mode its new bank and the quanta
  * dropped; changes nothing. */
-static int64_t cvc_slot_plan(const cvc_bank *s, int64_t i, double d, const cvc_rules *r,
-                             double *bank, int64_t *dropped) {
+static int64_t cvc_slot_plan(const cvc_clock_bank *s, int64_t i, double d,
+                             const cvc_rules *r, double *bank, int64_t *dropped) {
     const uint8_t mode = s->mode[i];
     *bank = s->bank[i];
     *dropped = 0;
@@ -148,7 +148,8 @@ static int64_t cvc_slot_plan(const cvc_bank *s, int64_t i, double d, const cvc_r
 }
 
 /* Advance slot i by d, every field as WorldClock.advance sets it. */
-static void cvc_slot_advance(const cvc_bank *s, int64_t i, double d, const cvc_rules *r) {
+static void cvc_slot_advance(const cvc_clock_bank *s, int64_t i, double d,
+                             const cvc_rules *r) {
     double bank;
     int64_t dropped;
     const int64_t steps = cvc_slot_plan(s, i, d, r, &bank, &dropped);
@@ -171,7 +172,7 @@ static void cvc_slot_advance(const cvc_bank *s, int64_t i, double d, const cvc_r
 /* Whether slot i is one WorldClock could hold and advance by d: the configuration within the
  * ClockConfig limits, a valid mode, a finite d >= 0 (checked by the caller when scalar), and
  * a live quotient of at most max_quanta. The tick limit is checked apart (cvc_first_overflow). */
-CVC_INLINE int64_t cvc_slot_bad(const cvc_bank *s, int64_t i, double d, int per_slot,
+CVC_INLINE int64_t cvc_slot_bad(const cvc_clock_bank *s, int64_t i, double d, int per_slot,
                                 const cvc_rules *r) {
     const double sc = s->scale[i], f = s->fixed_dt[i];
     const int64_t m = s->max_steps[i], k = s->lockstep[i];
@@ -272,8 +273,9 @@ CVC_NOINLINE int cvc_advance_block_c(
 
 /* Whether any of slots [lo, lo + n) is bad (see cvc_slot_bad); *changed gets whether any
  * slot's mode differs from the one it last ran in. */
-CVC_NOINLINE int cvc_bad_block_c(const cvc_bank *s, int64_t lo, int64_t n, const double *wall,
-                                 double d0, const cvc_rules *r, int64_t *changed) {
+CVC_NOINLINE int cvc_bad_block_c(const cvc_clock_bank *s, int64_t lo, int64_t n,
+                                 const double *wall, double d0, const cvc_rules *r,
+                                 int64_t *changed) {
     int64_t bad = 0, diff = 0;
     for (int64_t i = lo; i < lo + n; i++) {
         bad |= cvc_slot_bad(s, i, wall ? wall[i] : d0, wall != NULL, r);
@@ -311,7 +313,7 @@ CVC_AVX2_INLINE __m256i cvc_whole_to_i64x4(__m256d x) {
 
 /* cvc_advance_block_c for slots [lo, lo + n), line for line; the last n % 4 slots are left
  * for the fix-up. */
-CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_bank *s, int64_t lo, int64_t n,
+CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_clock_bank *s, int64_t lo, int64_t n,
                                        const double *wall, double d0, const cvc_rules *r) {
     const double *scale = s->scale + lo, *fixed_dt = s->fixed_dt + lo;
     const int64_t *max_steps = s->max_steps + lo, *lockstep = s->lockstep + lo;
@@ -405,8 +407,9 @@ CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_bank *s, int64_t lo, int64_t n,
 }
 
 /* cvc_bad_block_c, 4 slots a vector. */
-CVC_AVX2_FN int cvc_bad_block_avx2(const cvc_bank *s, int64_t lo, int64_t n, const double *wall,
-                                   double d0, const cvc_rules *r, int64_t *changed) {
+CVC_AVX2_FN int cvc_bad_block_avx2(const cvc_clock_bank *s, int64_t lo, int64_t n,
+                                   const double *wall, double d0, const cvc_rules *r,
+                                   int64_t *changed) {
     const __m256d zero_d = _mm256_setzero_pd(), all_d0 = _mm256_set1_pd(d0);
     const __m256d biggest = _mm256_set1_pd(DBL_MAX), max_scale = _mm256_set1_pd(r->max_scale);
     const __m256d min_fixed_dt = _mm256_set1_pd(r->min_fixed_dt);
@@ -473,7 +476,7 @@ static int cvc_choose_kernel(int want_avx2) {
 
 /* Advance every slot by wall[i] (or by wall_dt, if wall is NULL), block by block; the caller
  * checked the bank with cvc_first_bad and cvc_first_overflow. */
-static void cvc_advance(const cvc_bank *s, const double *wall, double wall_dt,
+static void cvc_advance(const cvc_clock_bank *s, const double *wall, double wall_dt,
                         const cvc_rules *r) {
     for (int64_t lo = 0; lo < s->n; lo += CVC_BLOCK) {
         const int64_t n = lo + CVC_BLOCK < s->n ? CVC_BLOCK : s->n - lo;
@@ -498,7 +501,7 @@ static void cvc_advance(const cvc_bank *s, const double *wall, double wall_dt,
 
 /* The first slot that cannot be advanced by wall_dt (wall: NULL, or one wall_dt a slot), or
  * -1; then *mode_changed says whether any slot's mode differs from the one last seen. */
-static int64_t cvc_first_bad(const cvc_bank *s, const double *wall, double wall_dt,
+static int64_t cvc_first_bad(const cvc_clock_bank *s, const double *wall, double wall_dt,
                              const cvc_rules *r, int *mode_changed) {
     int64_t changed = 0;
     for (int64_t lo = 0; lo < s->n; lo += CVC_BLOCK) {
@@ -522,7 +525,7 @@ static int64_t cvc_first_bad(const cvc_bank *s, const double *wall, double wall_
 
 /* The first slot whose tick an advance would take past max_count, or -1; *steps gets its
  * quanta. Scalar: run only when the bank's ticks are within 2**52 of the limit. */
-static int64_t cvc_first_overflow(const cvc_bank *s, const double *wall, double wall_dt,
+static int64_t cvc_first_overflow(const cvc_clock_bank *s, const double *wall, double wall_dt,
                                   const cvc_rules *r, int64_t *steps) {
     double bank;
     int64_t dropped;
@@ -534,4 +537,4 @@ static int64_t cvc_first_overflow(const cvc_bank *s, const double *wall, double 
     return -1;
 }
 
-#endif /* CVC_BANK_KERNEL_H */
+#endif /* CVC_CLOCK_BANK_KERNEL_H */
