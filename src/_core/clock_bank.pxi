@@ -5,8 +5,7 @@ from libc.stdint cimport uint8_t
 
 cdef extern from "clock_bank_kernel.h" nogil:
     ctypedef struct cvc_rules:
-        double bank_snap, exact_quanta, max_quanta, dekker_split, window_wall
-        double min_fixed_dt, max_scale
+        double window_wall, min_fixed_dt, max_scale
         int64_t max_steps_per_call, max_count
         uint8_t live, lockstep, modes
     ctypedef struct cvc_clock_bank:
@@ -37,12 +36,9 @@ cdef extern from "clock_bank_kernel.h" nogil:
     int cvc_use_avx2
 
 
-# The core's constants, handed to the C loops so that each is defined once.
+# The core's constants, handed to the C loops so that each is defined once (the banking
+# arithmetic's are banking.h's).
 cdef cvc_rules _RULES
-_RULES.bank_snap = BANK_SNAP
-_RULES.exact_quanta = EXACT_QUANTA
-_RULES.max_quanta = MAX_QUANTA
-_RULES.dekker_split = DEKKER_SPLIT
 _RULES.window_wall = 0.5         # clock.pxi's realized-speed window, in wall seconds
 _RULES.min_fixed_dt = MIN_FIXED_DT
 _RULES.max_scale = MAX_SCALE
@@ -447,7 +443,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
             if self._n:
                 per_slot = &wall[0]
         else:
-            d = _as_seconds(wall_dt, "wall_dt", 0.0)
+            d = _as_wall_dt(wall_dt)
         self._enter()
         try:
             self._check(per_slot, d, wall_dt)
@@ -554,20 +550,15 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
         a = self._arrays
         if per_slot:
             wall_dt = float(wall_dt[i])
-            _as_seconds(wall_dt, f"wall_dt[{i}]", 0.0)
+            _as_wall_dt(wall_dt, f"wall_dt[{i}]")
         scale = float(a["scale"][i])
         fixed_dt = float(a["fixed_dt"][i])
-        _as_seconds(scale, f"scale[{i}]", 0.0, MAX_SCALE)
-        _as_seconds(fixed_dt, f"fixed_dt[{i}]", MIN_FIXED_DT)
-        _as_count(int(a["max_steps_per_advance"][i]), f"max_steps_per_advance[{i}]", 1,
-                  MAX_STEPS_PER_CALL)
-        _as_count(int(a["lockstep_steps"][i]), f"lockstep_steps[{i}]", 1, MAX_STEPS_PER_CALL)
-        mode = int(a["mode"][i])
-        if mode >= len(_MODES):
-            raise ValueError(f"mode[{i}] must be the index of a mode in ClockBank.MODES, 0 to "
-                             f"{len(_MODES) - 1} ({_MODE_NAMES}), got {mode}")
-        raise ValueError(f"wall_dt={wall_dt!r} at scale {scale!r} spans more than 2**52 "
-                         f"quanta of {fixed_dt!r} s in slot {i}")
+        _as_scale(scale, f"scale[{i}]")
+        _as_fixed_dt(fixed_dt, f"fixed_dt[{i}]")
+        _as_steps(int(a["max_steps_per_advance"][i]), f"max_steps_per_advance[{i}]")
+        _as_steps(int(a["lockstep_steps"][i]), f"lockstep_steps[{i}]")
+        _as_mode_number(int(a["mode"][i]), f"mode[{i}]")
+        _raise_too_wide(wall_dt, scale, fixed_dt, f" in slot {i}")
 
     cdef int _check_advance_limit(self, const double *wall, double d) except -1:
         """Refuse an advance that would take a slot's tick past 2**62, as ``_grant`` does."""

@@ -422,3 +422,7 @@ class BankFollower:
 def _bank_kernel(
     name: Literal["avx2", "portable"] | None = None,
 ) -> Literal["avx2", "portable"]: ...
+def _bank_live(
+    bank: float, wall_dt: float, scale: float, fixed_dt: float,
+    max_steps_per_advance: int, cap_scales_with_rate: bool,
+) -> tuple[int, int, float]: ...
