@@ -24,14 +24,14 @@
  *
  * Every value is a double or an int64, computed with the same operations in the same order on
  * every path; the build sets -ffp-contract=off (CMakeLists.txt), as a fused multiply-add would
- * change the bits. Whole numbers stay below 2**52 + 2, where doubles count exactly.
+ * change the bits. Whole quanta are int64s; a frame has at most 2**52 + 1 of them, which a
+ * double also counts exactly.
  */
 #ifndef CVC_BANKING_H
 #define CVC_BANKING_H
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #if defined(_MSC_VER)
 #define CVC_INLINE static __forceinline
@@ -49,34 +49,6 @@
 #define CVC_MAX_QUANTA 4503599627370496.0
 #define CVC_DEKKER_SPLIT 134217729.0   /* 2**27 + 1 */
 
-/* Exact conversions for whole numbers in [0, 2**52], by the bits of 2**52 + x: no libm call
- * or x87 path in scalar code, and vectorisable where the machine has no int64 <-> double
- * vector conversion (SSE2, AVX2). */
-#define CVC_TWO52 4503599627370496.0
-#define CVC_TWO52_BITS INT64_C(0x4330000000000000)
-
-CVC_INLINE int64_t cvc_whole_to_i64(double x) {
-    double y = x + CVC_TWO52;
-    int64_t bits;
-    memcpy(&bits, &y, sizeof bits);
-    return bits - CVC_TWO52_BITS;
-}
-
-CVC_INLINE double cvc_i64_to_double(int64_t i) {
-    int64_t bits = i + CVC_TWO52_BITS;
-    double y;
-    memcpy(&y, &bits, sizeof y);
-    return y - CVC_TWO52;
-}
-
-/* floor(x) for x in [0, 2**52): x rounded to a whole number by the addition, less one if that
- * rounded up. The same bits as floor, without its libm call (baseline x86-64 has no rounding
- * instruction) and branch-free. */
-CVC_INLINE double cvc_floor_whole(double x) {
-    const double r = (x + CVC_TWO52) - CVC_TWO52;
-    return r - (r > x ? 1.0 : 0.0);
-}
-
 /* What a live advance does: the quanta it runs now, the quanta the cap drops, and the bank
  * it leaves (in [0, 1) quanta, the clock's alpha). */
 typedef struct {
@@ -91,31 +63,34 @@ CVC_INLINE double cvc_quanta(double wall_dt, double scale, double fixed_dt) {
     return wall_dt * scale / fixed_dt;
 }
 
-/* The stall guard: quanta beyond max_steps (max_steps * ceil(scale) when the cap scales with
- * the rate and scale > 1, at most CVC_MAX_QUANTA) are dropped. max_steps <= 2**32 and
- * scale <= 1e6, so every value is a whole number below 2**52. */
-CVC_INLINE void cvc_bank_cap(cvc_banked *out, double whole, int64_t max_steps, double scale,
+/* The stall guard: of the whole quanta banked, those beyond max_steps (max_steps *
+ * ceil(scale) when the cap scales with the rate and scale > 1, at most CVC_MAX_QUANTA) are
+ * dropped. max_steps <= 2**32 and scale <= 1e6 keep the product a whole number below 2**52.
+ * The branch keeps ceil off the common path (a cap that does not scale). */
+CVC_INLINE void cvc_bank_cap(cvc_banked *out, int64_t whole, int64_t max_steps, double scale,
                              int64_t cap_scales) {
-    double cap = cvc_i64_to_double(max_steps);
+    int64_t cap = max_steps;
     if (cap_scales & (scale > 1.0)) {
-        const double scaled = cap * ceil(scale);
-        cap = scaled < CVC_MAX_QUANTA ? scaled : CVC_MAX_QUANTA;
+        const double scaled = (double)max_steps * ceil(scale);
+        cap = (int64_t)(scaled < CVC_MAX_QUANTA ? scaled : CVC_MAX_QUANTA);
     }
-    const double run = whole > cap ? cap : whole;
-    out->steps = cvc_whole_to_i64(run);
-    out->dropped = cvc_whole_to_i64(whole - run);
+    out->steps = whole > cap ? cap : whole;
+    out->dropped = whole - out->steps;
 }
 
-/* A live advance of q = cvc_quanta(...) < CVC_EXACT_QUANTA quanta on a bank in [0, 1):
- * branch-free, so that the portable loop vectorises it. The sum is below 2**17. */
+/* A live advance of q = cvc_quanta(...) < CVC_EXACT_QUANTA quanta (or any q in [0, 2**52],
+ * whose result the caller discards) on a bank in [0, 1): the common path, without a branch
+ * but the cap's, so that the portable loop can run it for every slot. The sum is at least 0
+ * and below 2**17, so truncating to int64 is floor (no libm call), and exact. */
 CVC_INLINE cvc_banked cvc_bank_below_exact(double bank, double q, double scale,
                                            int64_t max_steps, int64_t cap_scales) {
     cvc_banked out;
-    const double b0 = bank + q;
-    const double nearest = cvc_floor_whole(b0 + 0.5);
-    const double b1 = fabs(b0 - nearest) <= CVC_BANK_SNAP ? nearest : b0;
-    const double whole = cvc_floor_whole(b1);
-    out.bank = b1 - whole;
+    double b = bank + q;
+    int64_t whole = (int64_t)(b + 0.5);
+    if (fabs(b - (double)whole) <= CVC_BANK_SNAP)
+        b = (double)whole;
+    whole = (int64_t)b;
+    out.bank = b - (double)whole;
     cvc_bank_cap(&out, whole, max_steps, scale, cap_scales);
     return out;
 }
@@ -150,7 +125,7 @@ CVC_NOINLINE cvc_banked cvc_bank_exact(double bank, double wall_dt, double scale
         b = nearest;
     const double carry = floor(b);
     out.bank = b - carry;
-    cvc_bank_cap(&out, w + carry, max_steps, scale, cap_scales);
+    cvc_bank_cap(&out, (int64_t)w + (int64_t)carry, max_steps, scale, cap_scales);
     return out;
 }
 

@@ -3,12 +3,12 @@
  * Every slot computes exactly what clock.pxi computes for one clock: the banking arithmetic is
  * banking.h's, the one WorldClock.advance calls (the AVX2 loop restates its common path in
  * vector form, with the same float operations in the same order). The slots run in blocks of
- * CVC_BLOCK. The common case (any mode, a live quotient
- * below exact_quanta, a window count below 2**52) runs branch-free, 4 slots a vector: AVX2
- * intrinsics on x86-64 machines that have it (chosen at run time), elsewhere a plain C loop
- * the compiler vectorises for its target. A slot outside it (the exact double-double path, a
- * huge window count) is left untouched, marked steps == -1, and run by the scalar reference
- * code while its block is still in cache.
+ * CVC_BLOCK. The common case (any mode, a live quotient below CVC_EXACT_QUANTA, a window
+ * count below 2**52) runs branch-free, 4 slots a vector: AVX2 intrinsics on x86-64 machines
+ * that have it (chosen at run time), elsewhere a plain C loop the compiler may vectorise for
+ * its target. A slot outside it (the exact double-double path, a huge window count) is left
+ * untouched, marked steps == -1, and run by the scalar reference code (cvc_slot_advance, on
+ * cvc_bank_live) while its block is still in cache.
  *
  * The banking constants are banking.h's; the rest (the configuration's limits, the mode
  * numbers) come from the Cython core in a cvc_rules value, so each is defined once.
@@ -28,6 +28,25 @@
 #else
 #define CVC_RESTRICT __restrict__
 #endif
+
+/* Exact conversions for whole numbers in [0, 2**52), by the bits of 2**52 + x: vectorisable
+ * where the machine has no int64 <-> double vector conversion (AVX2). */
+#define CVC_TWO52 4503599627370496.0
+#define CVC_TWO52_BITS INT64_C(0x4330000000000000)
+
+CVC_INLINE int64_t cvc_whole_to_i64(double x) {
+    double y = x + CVC_TWO52;
+    int64_t bits;
+    memcpy(&bits, &y, sizeof bits);
+    return bits - CVC_TWO52_BITS;
+}
+
+CVC_INLINE double cvc_i64_to_double(int64_t i) {
+    int64_t bits = i + CVC_TWO52_BITS;
+    double y;
+    memcpy(&y, &bits, sizeof y);
+    return y - CVC_TWO52;
+}
 
 /* The AVX2 loops: GCC or Clang on x86-64, any OS or libc (the CPU is asked at run time). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -103,7 +122,7 @@ static void cvc_slot_advance(const cvc_clock_bank *s, int64_t i, double d,
 
 /* Whether slot i is one WorldClock could hold and advance by d: the configuration within the
  * ClockConfig limits, a valid mode, a finite d >= 0 (checked by the caller when scalar), and
- * a live quotient of at most max_quanta. The tick limit is checked apart (cvc_first_overflow). */
+ * a live quotient of at most CVC_MAX_QUANTA. The tick limit is checked apart (cvc_first_overflow). */
 CVC_INLINE int64_t cvc_slot_bad(const cvc_clock_bank *s, int64_t i, double d, int per_slot,
                                 const cvc_rules *r) {
     const double sc = s->scale[i], f = s->fixed_dt[i];
@@ -161,10 +180,11 @@ CVC_NOINLINE int cvc_advance_block_c(
         const double d = d_of[i], sc = scale[i], f = fixed_dt[i];
         const int64_t live = live_of[i];
         /* live banking, computed for every slot (the mode picks) and kept where the
-         * quotient is below CVC_EXACT_QUANTA; the fix-up runs the others */
+         * quotient is below CVC_EXACT_QUANTA; the fix-up runs the others. A slot not live
+         * banks 0: its quotient may be any size, too big to truncate to int64. */
         const double q = cvc_quanta(d, sc, f);
-        const cvc_banked live_bank = cvc_bank_below_exact(bank[i], q, sc, max_steps[i],
-                                                          capped_of[i]);
+        const cvc_banked live_bank = cvc_bank_below_exact(bank[i], live ? q : 0.0, sc,
+                                                          max_steps[i], capped_of[i]);
         const double b = live_bank.bank;
         const int64_t st = live ? live_bank.steps : (lock_of[i] ? lockstep[i] : 0);
         const int64_t dr = live ? live_bank.dropped : 0;
@@ -235,8 +255,9 @@ CVC_AVX2_INLINE __m256i cvc_whole_to_i64x4(__m256d x) {
 #define CVC_CEIL (_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
 
 /* cvc_advance_block_c for slots [lo, lo + n): banking.h's cvc_bank_below_exact in vector form,
- * operation for operation (floor and ceil by rounding instructions, the conversions by the
- * bits of 2**52 + x); the last n % 4 slots are left for the fix-up. */
+ * operation for operation (its truncations, of values >= 0, as floor rounding; the int64
+ * conversions by the bits of 2**52 + x; the cap in doubles, exact below 2**52); the last
+ * n % 4 slots are left for the fix-up. */
 CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_clock_bank *s, int64_t lo, int64_t n,
                                        const double *wall, double d0, const cvc_rules *r) {
     const double *scale = s->scale + lo, *fixed_dt = s->fixed_dt + lo;
