@@ -62,7 +62,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef double _t_float_of
     cdef object _alpha_float
     cdef double _alpha_float_of
-    cdef double _bank            # wall time banked, in quanta; see clock.pxi
+    cdef double _bank            # wall time banked, in quanta; see banking.h
     cdef double _alpha
     cdef int64_t _owed           # quanta granted but not yet run (a timer callback raised)
     # observability: driver; any thread reads discontinuities (with tick, under the critical

@@ -63,7 +63,7 @@ def _bank_kernel(name=None):
     return "avx2" if cvc_use_avx2 else "portable"
 
 
-# An advance runs at most this many quanta in a slot: the cap is below 2**52 (see clock.pxi).
+# An advance runs at most this many quanta in a slot: the cap is below 2**52 (see banking.h).
 cdef int64_t _MAX_ADVANCE_QUANTA = <int64_t>MAX_QUANTA
 # Slots in one bank at most: keeps every size computation far inside Py_ssize_t.
 cdef int64_t MAX_CLOCK_BANK_SLOTS = 2 ** 32
