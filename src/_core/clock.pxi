@@ -418,12 +418,11 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         -------
         StepResult
         """
-        cdef double d, b
+        cdef double d
         cdef int64_t steps = 0, dropped = 0, first
         cdef cvc_banked banked
         cdef int claimed = _claim(self, "advance")
         try:
-            b = self._bank
             if type(wall_dt) is float:
                 d = wall_dt
                 if not (d >= 0.0 and d <= 1e300):   # also rejects NaN
@@ -432,22 +431,24 @@ One notion of simulation time: an integer tick advanced in whole quanta.
                 d = _as_wall_dt(wall_dt)
             if self._presenting or self._running:
                 self._check_can_advance()
+            # Each mode grants its quanta (the only check that can fail after validation)
+            # before it changes anything; the live path is whole in its branch, which keeps
+            # the bank in a register from the arithmetic to the store (the hot path).
             if self._mode == MODE_LIVE:
                 if cvc_quanta(d, self._scale, self._fixed_dt) > MAX_QUANTA:
                     _raise_too_wide(wall_dt, self._scale, self._fixed_dt, "")
-                banked = cvc_bank_live(b, d, self._scale, self._fixed_dt, self._max_steps,
-                                       self._cap_scales)
-                b = banked.bank
+                banked = cvc_bank_live(self._bank, d, self._scale, self._fixed_dt,
+                                       self._max_steps, self._cap_scales)
                 steps = banked.steps
                 dropped = banked.dropped
-            elif self._mode == MODE_LOCKSTEP:
-                steps = self._lockstep_steps
-            _grant(self, steps, "advance")   # the only check that can fail after validation
-            if self._mode == MODE_LIVE:
-                self._bank = b
-                self._alpha = b
+                _grant(self, steps, "advance")
+                self._bank = banked.bank
+                self._alpha = banked.bank
                 # Saturates rather than wrapping: past 2**62 it reads "at least that many".
                 self._total_dropped = min(self._total_dropped + dropped, MAX_COUNT)
+            elif self._mode == MODE_LOCKSTEP:
+                steps = self._lockstep_steps
+                _grant(self, steps, "advance")
             self._frame += 1
             self._window_wall += d
             self._window_ticks += steps
