@@ -1,55 +1,25 @@
 # The world clock: banking wall time into whole quanta, the stall guard, alpha, realized speed.
 
 
-# The bank is held in quanta, as a double, and snapped to the nearest whole quantum when it
-# lies within BANK_SNAP of one. Why not integer nanoseconds (Bevy's choice): fixed_dt itself is
-# rarely a whole number of nanoseconds (1/120 s is 8333333.3 ns), so a nanosecond bank rounds
-# the quantum and, over enough frames, invents or loses quanta. A bank in quanta divides
-# wall_dt * scale by fixed_dt once per call; for the ratios hosts use (1/60 over 1/120, 1/60
-# over 0.01) the quotient is within a few ulps of the true rational, and the snap turns
-# 1.9999999999999998 into 2 instead of 1. Live advances keep only the fraction in the bank,
-# so its absolute error stays near 1e-16 however long the run; each snap moves it by at most
-# BANK_SNAP, far inside the conservation law's one quantum over 10**6 advances.
-#
-# A quotient's rounding error grows with its size: at 2**34 quanta a frame (fixed_dt 1e-6 at
-# scale 1e6) one ulp is 4e-6 quanta, which 10**6 frames add up to more than a quantum. So a
-# frame of EXACT_QUANTA or more quanta computes its quotient exactly, as a double-double
-# (Dekker's error-free product, then one correction of the division), and keeps the whole
-# part and the fraction apart; below that, one rounding costs at most 1.5e-11 quanta a frame.
-cdef double BANK_SNAP = 1e-9
+# The bank is held in quanta, as a double, with a snap to whole quanta and an exact path for
+# frames of 65,536 quanta or more: banking.h says why, and holds the arithmetic, which the
+# ClockBank's loops share.
 cdef object _CONDITION_LOCK = threading.Lock()
-cdef double EXACT_QUANTA = 65536.0
-cdef double DEKKER_SPLIT = 134217729.0   # 2**27 + 1
 
 
-cdef inline double _two_product_error(double a, double b, double p) noexcept:
-    """The rounding error of ``p = a * b``: a * b == p + error exactly (Dekker, no FMA)."""
-    cdef double t = DEKKER_SPLIT * a
-    cdef double ah = t - (t - a)
-    cdef double al = a - ah
-    t = DEKKER_SPLIT * b
-    cdef double bh = t - (t - b)
-    cdef double bl = b - bh
-    return ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-cdef double _bank_exact(double bank, double wall_dt, double scale, double fixed_dt,
-                        double q, int64_t *whole) noexcept:
-    """``bank + wall_dt * scale / fixed_dt`` split exactly into ``whole`` and the returned
-    fraction in [0, 1), for a quotient ``q`` (its rounded value) of EXACT_QUANTA or more."""
-    cdef double p = wall_dt * scale
-    cdef double p_err = _two_product_error(wall_dt, scale, p)
-    cdef double m = q * fixed_dt
-    # p + p_err - q * fixed_dt, exactly enough: the first difference is exact (Sterbenz).
-    cdef double rest = ((p - m) - _two_product_error(q, fixed_dt, m)) + p_err
-    cdef double w = floor(q)
-    cdef double b = bank + ((q - w) + rest / fixed_dt)
-    cdef double nearest = floor(b + 0.5)
-    if fabs(b - nearest) <= BANK_SNAP:
-        b = nearest
-    cdef double carry = floor(b)
-    whole[0] = <int64_t>w + <int64_t>carry
-    return b - carry
+def _bank_live(bank, wall_dt, scale, fixed_dt, max_steps_per_advance, cap_scales_with_rate):
+    """banking.h's cvc_bank_live, for the tests: (steps, dropped, new bank) of a live advance
+    by ``wall_dt`` on a bank of ``bank`` quanta, the arguments checked as the clock's are."""
+    cdef double b = _as_fraction(bank, "bank")
+    cdef double d = _as_wall_dt(wall_dt)
+    cdef double s = _as_scale(scale)
+    cdef double f = _as_fixed_dt(fixed_dt)
+    cdef int64_t cap = _as_steps(max_steps_per_advance, "max_steps_per_advance")
+    cdef bint scales = _as_bool(cap_scales_with_rate, "cap_scales_with_rate")
+    if cvc_quanta(d, s, f) > MAX_QUANTA:
+        _raise_too_wide(wall_dt, s, f, "")
+    cdef cvc_banked banked = cvc_bank_live(b, d, s, f, cap, scales)
+    return banked.steps, banked.dropped, banked.bank
 
 
 cdef class WorldClock:
@@ -92,7 +62,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef double _t_float_of
     cdef object _alpha_float
     cdef double _alpha_float_of
-    cdef double _bank            # wall time banked, in quanta; see clock.pxi
+    cdef double _bank            # wall time banked, in quanta; see banking.h
     cdef double _alpha
     cdef int64_t _owed           # quanta granted but not yet run (a timer callback raised)
     # observability: driver; any thread reads discontinuities (with tick, under the critical
@@ -208,7 +178,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     @max_steps_per_advance.setter
     def max_steps_per_advance(self, value):
-        cdef int64_t cap = _as_count(value, "max_steps_per_advance", 1, MAX_STEPS_PER_CALL)
+        cdef int64_t cap = _as_steps(value, "max_steps_per_advance")
         cdef int claimed = _claim(self, "max_steps_per_advance")
         self._max_steps = cap
         _release(self, claimed)
@@ -220,7 +190,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     @lockstep_steps.setter
     def lockstep_steps(self, value):
-        cdef int64_t steps = _as_count(value, "lockstep_steps", 1, MAX_STEPS_PER_CALL)
+        cdef int64_t steps = _as_steps(value, "lockstep_steps")
         cdef int claimed = _claim(self, "lockstep_steps")
         self._lockstep_steps = steps
         _release(self, claimed)
@@ -448,50 +418,37 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         -------
         StepResult
         """
-        cdef double d, q, b
-        cdef int64_t whole, cap, steps = 0, dropped = 0, first
+        cdef double d
+        cdef int64_t steps = 0, dropped = 0, first
+        cdef cvc_banked banked
         cdef int claimed = _claim(self, "advance")
         try:
-            b = self._bank
             if type(wall_dt) is float:
                 d = wall_dt
                 if not (d >= 0.0 and d <= 1e300):   # also rejects NaN
-                    _as_seconds(wall_dt, "wall_dt", 0.0)
+                    _as_wall_dt(wall_dt)
             else:
-                d = _as_seconds(wall_dt, "wall_dt", 0.0)
+                d = _as_wall_dt(wall_dt)
             if self._presenting or self._running:
                 self._check_can_advance()
+            # Each mode grants its quanta (the only check that can fail after validation)
+            # before it changes anything; the live path is whole in its branch, which keeps
+            # the bank in a register from the arithmetic to the store (the hot path).
             if self._mode == MODE_LIVE:
-                q = d * self._scale / self._fixed_dt
-                if q > MAX_QUANTA:
-                    raise ValueError(f"wall_dt={wall_dt!r} at scale {self._scale!r} spans more "
-                                     f"than 2**52 quanta of {self._fixed_dt!r} s")
-                if q < EXACT_QUANTA:
-                    b = b + q
-                    # b >= 0 and < 2**17, so truncating to int64 is floor: no libm call.
-                    whole = <int64_t>(b + 0.5)
-                    if fabs(b - <double>whole) <= BANK_SNAP:
-                        b = <double>whole
-                    whole = <int64_t>b
-                    b = b - <double>whole
-                else:
-                    b = _bank_exact(b, d, self._scale, self._fixed_dt, q, &whole)
-                cap = self._max_steps
-                if self._cap_scales and self._scale > 1.0:
-                    cap = <int64_t>fmin(<double>self._max_steps * ceil(self._scale), MAX_QUANTA)
-                if whole > cap:
-                    steps = cap
-                    dropped = whole - cap
-                else:
-                    steps = whole
-            elif self._mode == MODE_LOCKSTEP:
-                steps = self._lockstep_steps
-            _grant(self, steps, "advance")   # the only check that can fail after validation
-            if self._mode == MODE_LIVE:
-                self._bank = b
-                self._alpha = b
+                if cvc_quanta(d, self._scale, self._fixed_dt) > MAX_QUANTA:
+                    _raise_too_wide(wall_dt, self._scale, self._fixed_dt, "")
+                banked = cvc_bank_live(self._bank, d, self._scale, self._fixed_dt,
+                                       self._max_steps, self._cap_scales)
+                steps = banked.steps
+                dropped = banked.dropped
+                _grant(self, steps, "advance")
+                self._bank = banked.bank
+                self._alpha = banked.bank
                 # Saturates rather than wrapping: past 2**62 it reads "at least that many".
                 self._total_dropped = min(self._total_dropped + dropped, MAX_COUNT)
+            elif self._mode == MODE_LOCKSTEP:
+                steps = self._lockstep_steps
+                _grant(self, steps, "advance")
             self._frame += 1
             self._window_wall += d
             self._window_ticks += steps

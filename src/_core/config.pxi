@@ -23,8 +23,18 @@ cdef enum:
     MODE_STEPPING = 3
     MODE_REPLAY = 4
 
-# Quanta beyond this in one call cannot be counted exactly in a double.
-cdef double MAX_QUANTA = 2.0 ** 52
+# The banking arithmetic, in C (banking.h): WorldClock.advance and the ClockBank's loops
+# call the same functions. MAX_QUANTA: quanta beyond this in one call (2**52) cannot be
+# counted exactly in a double.
+cdef extern from "banking.h" nogil:
+    const double MAX_QUANTA "CVC_MAX_QUANTA"
+    ctypedef struct cvc_banked:
+        int64_t steps
+        int64_t dropped
+        double bank
+    double cvc_quanta(double wall_dt, double scale, double fixed_dt)
+    cvc_banked cvc_bank_live(double bank, double wall_dt, double scale, double fixed_dt,
+                             int64_t max_steps, int64_t cap_scales)
 # Bounds that keep one call's quanta countable: a live advance spans at most
 # wall_dt * MAX_SCALE / MIN_FIXED_DT quanta, and per-call step counts stay small.
 cdef double MIN_FIXED_DT = 1e-6
@@ -32,7 +42,12 @@ cdef double MAX_SCALE = 1e6
 cdef int64_t MAX_STEPS_PER_CALL = 2 ** 32
 
 
+# Each rule of a clock's configuration and mode, once: ClockConfig, WorldClock's setters and
+# advance, and ClockBank's checks of its arrays (slot i's values, named like "scale[i]") call
+# these, so a value is refused with the same words wherever it is set.
+
 cdef int _mode_index(object mode) except -1:
+    """The index in _MODES of a Mode or its name."""
     if isinstance(mode, Mode):
         return _MODES.index(mode)
     if isinstance(mode, str):
@@ -44,8 +59,36 @@ cdef int _mode_index(object mode) except -1:
     raise TypeError(f"mode must be a Mode or one of {_MODE_NAMES}, got {mode!r}")
 
 
-cdef double _as_scale(object value) except? -1.0:
-    return _as_seconds(value, "scale", 0.0, MAX_SCALE)
+cdef int _as_mode_number(int64_t mode, str name) except -1:
+    """An index into _MODES as the core stores it (ClockBank's mode array)."""
+    if not 0 <= mode < len(_MODES):
+        raise ValueError(f"{name} must be the index of a mode in ClockBank.MODES, 0 to "
+                         f"{len(_MODES) - 1} ({_MODE_NAMES}), got {mode}")
+    return <int>mode
+
+
+cdef double _as_scale(object value, str name="scale") except? -1.0:
+    return _as_seconds(value, name, 0.0, MAX_SCALE)
+
+
+cdef double _as_fixed_dt(object value, str name="fixed_dt") except? -1.0:
+    return _as_seconds(value, name, MIN_FIXED_DT)
+
+
+cdef double _as_wall_dt(object value, str name="wall_dt") except? -1.0:
+    """Wall seconds an advance banks: finite and non-negative."""
+    return _as_seconds(value, name, 0.0)
+
+
+cdef int64_t _as_steps(object value, str name) except? -1:
+    """max_steps_per_advance and lockstep_steps: quanta per call, 1 to 2**32."""
+    return _as_count(value, name, 1, MAX_STEPS_PER_CALL)
+
+
+cdef int _raise_too_wide(object wall_dt, double scale, double fixed_dt, str where) except -1:
+    """Refuse a live advance that spans more than MAX_QUANTA quanta (cvc_quanta says which)."""
+    raise ValueError(f"wall_dt={wall_dt!r} at scale {scale!r} spans more than 2**52 quanta "
+                     f"of {fixed_dt!r} s{where}")
 
 
 cdef class ClockConfig:
@@ -89,12 +132,11 @@ The clock's configuration: an immutable value.
         if self._frozen:
             raise TypeError("ClockConfig is immutable; use replace()")
         # Validate everything before assigning anything: a failed call changes nothing.
-        cdef double dt = _as_seconds(fixed_dt, "fixed_dt", MIN_FIXED_DT)
+        cdef double dt = _as_fixed_dt(fixed_dt)
         cdef double s = _as_scale(scale)
-        cdef int64_t cap = _as_count(max_steps_per_advance, "max_steps_per_advance", 1,
-                                     MAX_STEPS_PER_CALL)
+        cdef int64_t cap = _as_steps(max_steps_per_advance, "max_steps_per_advance")
         cdef bint cap_scales = _as_bool(cap_scales_with_rate, "cap_scales_with_rate")
-        cdef int64_t lockstep = _as_count(lockstep_steps, "lockstep_steps", 1, MAX_STEPS_PER_CALL)
+        cdef int64_t lockstep = _as_steps(lockstep_steps, "lockstep_steps")
         self.fixed_dt, self.scale, self.max_steps_per_advance = dt, s, cap
         self.cap_scales_with_rate, self.lockstep_steps = cap_scales, lockstep
         self._frozen = True

@@ -31,7 +31,7 @@ def ticks_per_step(dt, fixed_dt):
 cdef int64_t _whole_quanta(object dt, object fixed_dt, str name) except -1:
     """ticks_per_step, with errors naming the caller's argument (``interval``, ``delay``)."""
     cdef double step = _as_seconds(dt, name, 0.0)
-    cdef double quantum = _as_seconds(fixed_dt, "fixed_dt", MIN_FIXED_DT)
+    cdef double quantum = _as_fixed_dt(fixed_dt)
     cdef double ratio = step / quantum
     cdef double k = floor(ratio + 0.5)
     if ratio > <double>MAX_COUNT:

@@ -978,3 +978,7 @@ def _bank_kernel(
     "portable" (C the compiler vectorised for the build's target). With a name, switch to it
     first, for every bank; the tests run both.
     """
+def _bank_live(
+    bank: float, wall_dt: float, scale: float, fixed_dt: float,
+    max_steps_per_advance: int, cap_scales_with_rate: bool,
+) -> tuple[int, int, float]: ...

@@ -39,7 +39,8 @@ def test_sdist_holds_what_a_build_needs_and_nothing_else(archives):
               "src/_core/_core.pyx", "src/_core/clock.pxi", "src/_core/config.pxi",
               "src/_core/follower.pxi", "src/_core/result.pxi", "src/_core/timers.pxi",
               "src/_core/checks.pxi", "src/_core/presentation.pxi", "src/_core/state.pxi",
-              "src/_core/timer_queue.pxi", "src/_core/bank.pxi", "src/_core/bank_kernel.h",
+              "src/_core/timer_queue.pxi", "src/_core/clock_bank.pxi",
+              "src/_core/clock_bank_kernel.h", "src/_core/banking.h",
               "src/cvcclock/__init__.py",
               "src/cvcclock/_core.pyi", "src/cvcclock/py.typed", "src/cvcclock/_version.py"}
     assert needed <= names

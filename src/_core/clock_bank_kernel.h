@@ -1,65 +1,33 @@
-/* The ClockBank's per-clock loops in C: WorldClock.advance's arithmetic over arrays.
+/* The ClockBank's per-clock loops in C: WorldClock.advance over arrays.
  *
- * Every slot computes exactly what clock.pxi computes for one clock, with the same float
- * operations in the same order (the build sets -ffp-contract=off, so no fused multiply-add).
- * The bank runs in blocks of CVC_BLOCK slots. The common case (any mode, a live quotient
- * below exact_quanta, a window count below 2**52) runs branch-free, 4 slots a vector: AVX2
- * intrinsics on x86-64 machines that have it (chosen at run time), elsewhere a plain C loop
- * the compiler vectorises for its target. A slot outside it (the exact double-double path, a
- * huge window count) is left untouched, marked steps == -1, and run by the scalar reference
- * code while its block is still in cache.
+ * Every slot computes exactly what clock.pxi computes for one clock: the banking arithmetic is
+ * banking.h's, the one WorldClock.advance calls (the AVX2 loop restates its common path in
+ * vector form, with the same float operations in the same order). The slots run in blocks of
+ * CVC_BLOCK. The common case (any mode, a live quotient below CVC_EXACT_QUANTA, a window
+ * count below 2**52) runs branch-free, 4 slots a vector: AVX2 intrinsics on x86-64 machines
+ * that have it (chosen at run time), elsewhere a plain C loop the compiler may vectorise for
+ * its target. A slot outside it (the exact double-double path, a huge window count) is left
+ * untouched, marked steps == -1, and run by the scalar reference code (cvc_slot_advance, on
+ * cvc_bank_live) while its block is still in cache.
  *
- * The constants (the snap, the limits, the mode numbers) come from the Cython core in a
- * cvc_rules value, so each is defined once, there.
+ * The banking constants are banking.h's; the rest (the configuration's limits, the mode
+ * numbers) come from the Cython core in a cvc_rules value, so each is defined once.
  */
-#ifndef CVC_BANK_KERNEL_H
-#define CVC_BANK_KERNEL_H
+#ifndef CVC_CLOCK_BANK_KERNEL_H
+#define CVC_CLOCK_BANK_KERNEL_H
 
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "banking.h"
+
 #if defined(_MSC_VER)
 #define CVC_RESTRICT __restrict
-#define CVC_INLINE static __forceinline
-#define CVC_NOINLINE static __declspec(noinline)
 #else
 #define CVC_RESTRICT __restrict__
-#define CVC_INLINE static inline __attribute__((always_inline))
-#define CVC_NOINLINE static __attribute__((noinline))
 #endif
-
-/* The AVX2 loops: GCC or Clang on x86-64, any OS or libc (the CPU is asked at run time). */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CVC_HAVE_AVX2 1
-#include <immintrin.h>
-#define CVC_AVX2_FN static __attribute__((target("avx2")))
-#define CVC_AVX2_INLINE static inline __attribute__((target("avx2"), always_inline))
-#else
-#define CVC_HAVE_AVX2 0
-#endif
-
-/* Slots per block: a block's arrays (about 30 KiB) are still in cache for the fix-up. */
-#define CVC_BLOCK 256
-
-typedef struct {
-    double bank_snap, exact_quanta, max_quanta, dekker_split, window_wall;
-    double min_fixed_dt, max_scale;
-    int64_t max_steps_per_call, max_count;
-    uint8_t live, lockstep, modes;
-} cvc_rules;
-
-typedef struct {
-    int64_t n;
-    /* the configuration, host-writable (validated by cvc_first_bad before each advance) */
-    const double *scale, *fixed_dt;
-    const int64_t *max_steps, *lockstep;
-    const uint8_t *cap_scales, *mode, *mode_seen;
-    /* the state */
-    int64_t *tick, *dropped, *window_ticks, *steps;
-    double *bank, *window_wall, *realized;   /* realized < 0: no window completed yet */
-} cvc_bank;
 
 /* Exact conversions for whole numbers in [0, 2**52), by the bits of 2**52 + x: vectorisable
  * where the machine has no int64 <-> double vector conversion (AVX2). */
@@ -80,41 +48,42 @@ CVC_INLINE double cvc_i64_to_double(int64_t i) {
     return y - CVC_TWO52;
 }
 
+/* The AVX2 loops: GCC or Clang on x86-64, any OS or libc (the CPU is asked at run time). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CVC_HAVE_AVX2 1
+#include <immintrin.h>
+#define CVC_AVX2_FN static __attribute__((target("avx2")))
+#define CVC_AVX2_INLINE static inline __attribute__((target("avx2"), always_inline))
+#else
+#define CVC_HAVE_AVX2 0
+#endif
+
+/* Slots per block: a block's arrays (about 30 KiB) are still in cache for the fix-up. */
+#define CVC_BLOCK 256
+
+typedef struct {
+    double window_wall, min_fixed_dt, max_scale;
+    int64_t max_steps_per_call, max_count;
+    uint8_t live, lockstep, modes;
+} cvc_rules;
+
+typedef struct {
+    int64_t n;
+    /* the configuration, host-writable (validated by cvc_first_bad before each advance) */
+    const double *scale, *fixed_dt;
+    const int64_t *max_steps, *lockstep;
+    const uint8_t *cap_scales, *mode, *mode_seen;
+    /* the state */
+    int64_t *tick, *dropped, *window_ticks, *steps;
+    double *bank, *window_wall, *realized;   /* realized < 0: no window completed yet */
+} cvc_clock_bank;
+
 /* ---- the scalar reference: clock.pxi's WorldClock.advance for one slot ----------------- */
-
-/* The rounding error of p = a * b (Dekker, no FMA): clock.pxi's _two_product_error. */
-static double cvc_two_product_error(double a, double b, double p, const cvc_rules *r) {
-    double t = r->dekker_split * a;
-    double ah = t - (t - a);
-    double al = a - ah;
-    t = r->dekker_split * b;
-    double bh = t - (t - b);
-    double bl = b - bh;
-    return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-}
-
-/* clock.pxi's _bank_exact: bank + wall_dt * scale / fixed_dt split exactly into *whole and
- * the returned fraction, for a quotient q of exact_quanta or more. */
-static double cvc_bank_exact(double bank, double wall_dt, double scale, double fixed_dt,
-                             double q, int64_t *whole, const cvc_rules *r) {
-    double p = wall_dt * scale;
-    double p_err = cvc_two_product_error(wall_dt, scale, p, r);
-    double m = q * fixed_dt;
-    double rest = ((p - m) - cvc_two_product_error(q, fixed_dt, m, r)) + p_err;
-    double w = floor(q);
-    double b = bank + ((q - w) + rest / fixed_dt);
-    double nearest = floor(b + 0.5);
-    if (fabs(b - nearest) <= r->bank_snap)
-        b = nearest;
-    double carry = floor(b);
-    *whole = (int64_t)w + (int64_t)carry;
-    return b - carry;
-}
 
 /* The quanta slot i runs on an advance of d, and in live mode its new bank and the quanta
  * dropped; changes nothing. */
-static int64_t cvc_slot_plan(const cvc_bank *s, int64_t i, double d, const cvc_rules *r,
-                             double *bank, int64_t *dropped) {
+static int64_t cvc_slot_plan(const cvc_clock_bank *s, int64_t i, double d,
+                             const cvc_rules *r, double *bank, int64_t *dropped) {
     const uint8_t mode = s->mode[i];
     *bank = s->bank[i];
     *dropped = 0;
@@ -122,33 +91,16 @@ static int64_t cvc_slot_plan(const cvc_bank *s, int64_t i, double d, const cvc_r
         return s->lockstep[i];
     if (mode != r->live)
         return 0;
-    const double scale = s->scale[i];
-    double q = d * scale / s->fixed_dt[i];
-    double b = *bank;
-    int64_t whole, cap;
-    if (q < r->exact_quanta) {
-        b = b + q;
-        whole = (int64_t)(b + 0.5);
-        if (fabs(b - (double)whole) <= r->bank_snap)
-            b = (double)whole;
-        whole = (int64_t)b;
-        b = b - (double)whole;
-    } else {
-        b = cvc_bank_exact(b, d, scale, s->fixed_dt[i], q, &whole, r);
-    }
-    *bank = b;
-    cap = s->max_steps[i];
-    if (s->cap_scales[i] && scale > 1.0)
-        cap = (int64_t)fmin((double)s->max_steps[i] * ceil(scale), r->max_quanta);
-    if (whole > cap) {
-        *dropped = whole - cap;
-        return cap;
-    }
-    return whole;
+    const cvc_banked banked = cvc_bank_live(s->bank[i], d, s->scale[i], s->fixed_dt[i],
+                                            s->max_steps[i], s->cap_scales[i]);
+    *bank = banked.bank;
+    *dropped = banked.dropped;
+    return banked.steps;
 }
 
 /* Advance slot i by d, every field as WorldClock.advance sets it. */
-static void cvc_slot_advance(const cvc_bank *s, int64_t i, double d, const cvc_rules *r) {
+static void cvc_slot_advance(const cvc_clock_bank *s, int64_t i, double d,
+                             const cvc_rules *r) {
     double bank;
     int64_t dropped;
     const int64_t steps = cvc_slot_plan(s, i, d, r, &bank, &dropped);
@@ -170,8 +122,8 @@ static void cvc_slot_advance(const cvc_bank *s, int64_t i, double d, const cvc_r
 
 /* Whether slot i is one WorldClock could hold and advance by d: the configuration within the
  * ClockConfig limits, a valid mode, a finite d >= 0 (checked by the caller when scalar), and
- * a live quotient of at most max_quanta. The tick limit is checked apart (cvc_first_overflow). */
-CVC_INLINE int64_t cvc_slot_bad(const cvc_bank *s, int64_t i, double d, int per_slot,
+ * a live quotient of at most CVC_MAX_QUANTA. The tick limit is checked apart (cvc_first_overflow). */
+CVC_INLINE int64_t cvc_slot_bad(const cvc_clock_bank *s, int64_t i, double d, int per_slot,
                                 const cvc_rules *r) {
     const double sc = s->scale[i], f = s->fixed_dt[i];
     const int64_t m = s->max_steps[i], k = s->lockstep[i];
@@ -182,7 +134,7 @@ CVC_INLINE int64_t cvc_slot_bad(const cvc_bank *s, int64_t i, double d, int per_
     bad |= mode >= r->modes;
     if (per_slot)
         bad |= !((d >= 0.0) & (d <= DBL_MAX));
-    bad |= (mode == r->live) & (d * sc / f > r->max_quanta);
+    bad |= (mode == r->live) & (cvc_quanta(d, sc, f) > CVC_MAX_QUANTA);
     return bad;
 }
 
@@ -209,7 +161,6 @@ CVC_NOINLINE int cvc_advance_block_c(
     int64_t *CVC_RESTRICT tick, int64_t *CVC_RESTRICT dropped,
     int64_t *CVC_RESTRICT window_ticks, int64_t *CVC_RESTRICT steps, double *CVC_RESTRICT bank,
     double *CVC_RESTRICT window_wall, double *CVC_RESTRICT realized, const cvc_rules *r) {
-    const double snap = r->bank_snap, exact = r->exact_quanta, max_quanta = r->max_quanta;
     const double window = r->window_wall;
     const int64_t max_count = r->max_count, huge_window = INT64_C(1) << 52;
     /* The wall times and modes first, as 8-byte values in L1: with one width of value GCC
@@ -228,27 +179,20 @@ CVC_NOINLINE int cvc_advance_block_c(
     for (int64_t i = 0; i < n; i++) {
         const double d = d_of[i], sc = scale[i], f = fixed_dt[i];
         const int64_t live = live_of[i];
-        /* live banking below exact_quanta: b < 2**17, so floor is clock.pxi's truncation */
-        const double q = d * sc / f;
-        const double b0 = bank[i] + q;
-        const double nearest = floor(b0 + 0.5);
-        const double b1 = fabs(b0 - nearest) <= snap ? nearest : b0;
-        const double whole = floor(b1);
-        const double b = b1 - whole;
-        /* the cap is a whole number below 2**52: max_steps <= 2**32, scale <= 1e6 */
-        const double cap_base = cvc_i64_to_double(max_steps[i]);
-        const double cap_scaled = cap_base * ceil(sc);
-        const double cap = capped_of[i] & (sc > 1.0)
-                               ? (cap_scaled < max_quanta ? cap_scaled : max_quanta)
-                               : cap_base;
-        const double run = whole > cap ? cap : whole;
-        const int64_t st = live ? cvc_whole_to_i64(run) : (lock_of[i] ? lockstep[i] : 0);
-        const int64_t dr = live ? cvc_whole_to_i64(whole - run) : 0;
+        /* live banking, computed for every slot (the mode picks) and kept where the
+         * quotient is below CVC_EXACT_QUANTA; the fix-up runs the others. A slot not live
+         * banks 0: its quotient may be any size, too big to truncate to int64. */
+        const double q = cvc_quanta(d, sc, f);
+        const cvc_banked live_bank = cvc_bank_below_exact(bank[i], live ? q : 0.0, sc,
+                                                          max_steps[i], capped_of[i]);
+        const double b = live_bank.bank;
+        const int64_t st = live ? live_bank.steps : (lock_of[i] ? lockstep[i] : 0);
+        const int64_t dr = live ? live_bank.dropped : 0;
         /* the frame and the realized-speed window, in every mode */
         const double ww = window_wall[i] + d;
         const int64_t wt = window_ticks[i] + st;
         const int64_t close = ww >= window;
-        const int64_t rare = (live & (q >= exact)) | (close & (wt >= huge_window));
+        const int64_t rare = (live & (q >= CVC_EXACT_QUANTA)) | (close & (wt >= huge_window));
         const int64_t keep = rare ^ 1;
         if (close & keep)
             realized[i] = cvc_i64_to_double(wt) * f / ww;
@@ -272,8 +216,9 @@ CVC_NOINLINE int cvc_advance_block_c(
 
 /* Whether any of slots [lo, lo + n) is bad (see cvc_slot_bad); *changed gets whether any
  * slot's mode differs from the one it last ran in. */
-CVC_NOINLINE int cvc_bad_block_c(const cvc_bank *s, int64_t lo, int64_t n, const double *wall,
-                                 double d0, const cvc_rules *r, int64_t *changed) {
+CVC_NOINLINE int cvc_bad_block_c(const cvc_clock_bank *s, int64_t lo, int64_t n,
+                                 const double *wall, double d0, const cvc_rules *r,
+                                 int64_t *changed) {
     int64_t bad = 0, diff = 0;
     for (int64_t i = lo; i < lo + n; i++) {
         bad |= cvc_slot_bad(s, i, wall ? wall[i] : d0, wall != NULL, r);
@@ -309,9 +254,11 @@ CVC_AVX2_INLINE __m256i cvc_whole_to_i64x4(__m256d x) {
 #define CVC_FLOOR (_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define CVC_CEIL (_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
 
-/* cvc_advance_block_c for slots [lo, lo + n), line for line; the last n % 4 slots are left
- * for the fix-up. */
-CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_bank *s, int64_t lo, int64_t n,
+/* cvc_advance_block_c for slots [lo, lo + n): banking.h's cvc_bank_below_exact in vector form,
+ * operation for operation (its truncations, of values >= 0, as floor rounding; the int64
+ * conversions by the bits of 2**52 + x; the cap in doubles, exact below 2**52); the last
+ * n % 4 slots are left for the fix-up. */
+CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_clock_bank *s, int64_t lo, int64_t n,
                                        const double *wall, double d0, const cvc_rules *r) {
     const double *scale = s->scale + lo, *fixed_dt = s->fixed_dt + lo;
     const int64_t *max_steps = s->max_steps + lo, *lockstep = s->lockstep + lo;
@@ -323,8 +270,8 @@ CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_bank *s, int64_t lo, int64_t n,
     if (wall)
         wall += lo;
     const __m256d all_d0 = _mm256_set1_pd(d0), half = _mm256_set1_pd(0.5);
-    const __m256d snap = _mm256_set1_pd(r->bank_snap), exact = _mm256_set1_pd(r->exact_quanta);
-    const __m256d max_quanta = _mm256_set1_pd(r->max_quanta), one = _mm256_set1_pd(1.0);
+    const __m256d snap = _mm256_set1_pd(CVC_BANK_SNAP), exact = _mm256_set1_pd(CVC_EXACT_QUANTA);
+    const __m256d max_quanta = _mm256_set1_pd(CVC_MAX_QUANTA), one = _mm256_set1_pd(1.0);
     const __m256d window = _mm256_set1_pd(r->window_wall);
     const __m256d magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
     const __m256i live_mode = _mm256_set1_epi64x(r->live);
@@ -405,12 +352,13 @@ CVC_AVX2_FN int cvc_advance_block_avx2(const cvc_bank *s, int64_t lo, int64_t n,
 }
 
 /* cvc_bad_block_c, 4 slots a vector. */
-CVC_AVX2_FN int cvc_bad_block_avx2(const cvc_bank *s, int64_t lo, int64_t n, const double *wall,
-                                   double d0, const cvc_rules *r, int64_t *changed) {
+CVC_AVX2_FN int cvc_bad_block_avx2(const cvc_clock_bank *s, int64_t lo, int64_t n,
+                                   const double *wall, double d0, const cvc_rules *r,
+                                   int64_t *changed) {
     const __m256d zero_d = _mm256_setzero_pd(), all_d0 = _mm256_set1_pd(d0);
     const __m256d biggest = _mm256_set1_pd(DBL_MAX), max_scale = _mm256_set1_pd(r->max_scale);
     const __m256d min_fixed_dt = _mm256_set1_pd(r->min_fixed_dt);
-    const __m256d max_quanta = _mm256_set1_pd(r->max_quanta);
+    const __m256d max_quanta = _mm256_set1_pd(CVC_MAX_QUANTA);
     const __m256i zero = _mm256_setzero_si256(), live_mode = _mm256_set1_epi64x(r->live);
     const __m256i max_steps = _mm256_set1_epi64x(r->max_steps_per_call);
     const __m256i modes = _mm256_set1_epi64x(r->modes);
@@ -473,7 +421,7 @@ static int cvc_choose_kernel(int want_avx2) {
 
 /* Advance every slot by wall[i] (or by wall_dt, if wall is NULL), block by block; the caller
  * checked the bank with cvc_first_bad and cvc_first_overflow. */
-static void cvc_advance(const cvc_bank *s, const double *wall, double wall_dt,
+static void cvc_advance(const cvc_clock_bank *s, const double *wall, double wall_dt,
                         const cvc_rules *r) {
     for (int64_t lo = 0; lo < s->n; lo += CVC_BLOCK) {
         const int64_t n = lo + CVC_BLOCK < s->n ? CVC_BLOCK : s->n - lo;
@@ -498,7 +446,7 @@ static void cvc_advance(const cvc_bank *s, const double *wall, double wall_dt,
 
 /* The first slot that cannot be advanced by wall_dt (wall: NULL, or one wall_dt a slot), or
  * -1; then *mode_changed says whether any slot's mode differs from the one last seen. */
-static int64_t cvc_first_bad(const cvc_bank *s, const double *wall, double wall_dt,
+static int64_t cvc_first_bad(const cvc_clock_bank *s, const double *wall, double wall_dt,
                              const cvc_rules *r, int *mode_changed) {
     int64_t changed = 0;
     for (int64_t lo = 0; lo < s->n; lo += CVC_BLOCK) {
@@ -522,7 +470,7 @@ static int64_t cvc_first_bad(const cvc_bank *s, const double *wall, double wall_
 
 /* The first slot whose tick an advance would take past max_count, or -1; *steps gets its
  * quanta. Scalar: run only when the bank's ticks are within 2**52 of the limit. */
-static int64_t cvc_first_overflow(const cvc_bank *s, const double *wall, double wall_dt,
+static int64_t cvc_first_overflow(const cvc_clock_bank *s, const double *wall, double wall_dt,
                                   const cvc_rules *r, int64_t *steps) {
     double bank;
     int64_t dropped;
@@ -534,4 +482,4 @@ static int64_t cvc_first_overflow(const cvc_bank *s, const double *wall, double 
     return -1;
 }
 
-#endif /* CVC_BANK_KERNEL_H */
+#endif /* CVC_CLOCK_BANK_KERNEL_H */

@@ -1,15 +1,14 @@
 # Many clocks in one object: ClockBank holds n independent clocks as arrays and advances them
-# with one loop in C (bank_kernel.h), and BankFollower counts the steps due on each.
+# with one loop in C (clock_bank_kernel.h), and BankFollower counts the steps due on each.
 
 from libc.stdint cimport uint8_t
 
-cdef extern from "bank_kernel.h" nogil:
+cdef extern from "clock_bank_kernel.h" nogil:
     ctypedef struct cvc_rules:
-        double bank_snap, exact_quanta, max_quanta, dekker_split, window_wall
-        double min_fixed_dt, max_scale
+        double window_wall, min_fixed_dt, max_scale
         int64_t max_steps_per_call, max_count
         uint8_t live, lockstep, modes
-    ctypedef struct cvc_bank:
+    ctypedef struct cvc_clock_bank:
         int64_t n
         const double *scale
         const double *fixed_dt
@@ -25,23 +24,21 @@ cdef extern from "bank_kernel.h" nogil:
         double *bank
         double *window_wall
         double *realized
-    void cvc_advance(const cvc_bank *s, const double *wall, double wall_dt, const cvc_rules *r)
-    int64_t cvc_first_bad(const cvc_bank *s, const double *wall, double wall_dt,
+    void cvc_advance(const cvc_clock_bank *s, const double *wall, double wall_dt,
+                     const cvc_rules *r)
+    int64_t cvc_first_bad(const cvc_clock_bank *s, const double *wall, double wall_dt,
                           const cvc_rules *r, int *mode_changed)
-    int64_t cvc_first_overflow(const cvc_bank *s, const double *wall, double wall_dt,
+    int64_t cvc_first_overflow(const cvc_clock_bank *s, const double *wall, double wall_dt,
                                const cvc_rules *r, int64_t *steps)
-    int64_t cvc_slot_bad(const cvc_bank *s, int64_t i, double d, int per_slot,
+    int64_t cvc_slot_bad(const cvc_clock_bank *s, int64_t i, double d, int per_slot,
                          const cvc_rules *r)
     int cvc_choose_kernel(int want_avx2)
     int cvc_use_avx2
 
 
-# The core's constants, handed to the C loops so that each is defined once.
+# The core's constants, handed to the C loops so that each is defined once (the banking
+# arithmetic's are banking.h's).
 cdef cvc_rules _RULES
-_RULES.bank_snap = BANK_SNAP
-_RULES.exact_quanta = EXACT_QUANTA
-_RULES.max_quanta = MAX_QUANTA
-_RULES.dekker_split = DEKKER_SPLIT
 _RULES.window_wall = 0.5         # clock.pxi's realized-speed window, in wall seconds
 _RULES.min_fixed_dt = MIN_FIXED_DT
 _RULES.max_scale = MAX_SCALE
@@ -66,13 +63,13 @@ def _bank_kernel(name=None):
     return "avx2" if cvc_use_avx2 else "portable"
 
 
-# An advance runs at most this many quanta in a slot: the cap is below 2**52 (see clock.pxi).
+# An advance runs at most this many quanta in a slot: the cap is below 2**52 (see banking.h).
 cdef int64_t _MAX_ADVANCE_QUANTA = <int64_t>MAX_QUANTA
 # Slots in one bank at most: keeps every size computation far inside Py_ssize_t.
-cdef int64_t MAX_BANK_SLOTS = 2 ** 32
+cdef int64_t MAX_CLOCK_BANK_SLOTS = 2 ** 32
 
 # The bank's arrays, one per field, in one allocation: name, dtype.
-cdef tuple _BANK_LAYOUT = (
+cdef tuple _CLOCK_BANK_LAYOUT = (
     ("scale", "f8"), ("fixed_dt", "f8"), ("max_steps", "i8"), ("lockstep", "i8"),
     ("cap_scales", "u1"), ("mode", "u1"), ("mode_seen", "u1"), ("resume_mode", "u1"),
     ("tick", "i8"), ("dropped", "i8"), ("window_ticks", "i8"), ("steps", "i8"),
@@ -147,7 +144,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
     Slot i computes exactly what a ``WorldClock`` computes, bit for bit: the same ticks,
     steps, dropped quanta, alphas, frames and realized speeds, and ``clock_state(i)`` equals
     the clock's ``state()``. One loop in C advances every slot with the GIL released: AVX2
-    where the CPU has it, else plain C (see ``bank_kernel.h``).
+    where the CPU has it, else plain C (see ``clock_bank_kernel.h``).
 
     The configuration is a set of numpy arrays the host reads and writes in place:
     ``scale``, ``fixed_dt``, ``max_steps_per_advance``, ``cap_scales_with_rate``,
@@ -177,7 +174,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
     cdef Py_ssize_t _n
     cdef bint _made
     cdef bint _busy
-    cdef cvc_bank _c              # pointers into _memory, for the C loops
+    cdef cvc_clock_bank _c        # pointers into _memory, for the C loops
     cdef uint8_t *_mode_seen      # the mode each slot last ran in (see _sync_slot)
     cdef uint8_t *_resume_mode    # WorldClock._resume_mode of each slot, for clock_state
     cdef double *_alpha           # alpha of the slots not last seen live (live: the bank)
@@ -197,7 +194,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
         if self._made:
             raise TypeError("ClockBank.__init__ runs once (the host holds views of its "
                             "arrays); make a new ClockBank")
-        cdef int64_t size = _as_count(n, "n", 0, MAX_BANK_SLOTS)
+        cdef int64_t size = _as_count(n, "n", 0, MAX_CLOCK_BANK_SLOTS)
         if config is None:
             config = ClockConfig()
         elif not isinstance(config, ClockConfig):
@@ -227,7 +224,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
         np = _numpy()
         offsets = {}
         cdef Py_ssize_t size = 0
-        for name, code in _BANK_LAYOUT:
+        for name, code in _CLOCK_BANK_LAYOUT:
             offsets[name] = size
             size += (n * np.dtype(code).itemsize + 63) // 64 * 64   # 64-byte aligned
         memory = bytearray(size)
@@ -244,7 +241,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
                       ("discontinuities", "discontinuities", np.int64),
                       ("steps", "steps", np.int64))}
         cdef unsigned char *base = &raw[0] if size else NULL
-        cdef cvc_bank c
+        cdef cvc_clock_bank c
         c.n = n
         c.scale = <const double *>_at(base, offsets["scale"])
         c.fixed_dt = <const double *>_at(base, offsets["fixed_dt"])
@@ -446,7 +443,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
             if self._n:
                 per_slot = &wall[0]
         else:
-            d = _as_seconds(wall_dt, "wall_dt", 0.0)
+            d = _as_wall_dt(wall_dt)
         self._enter()
         try:
             self._check(per_slot, d, wall_dt)
@@ -553,20 +550,15 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
         a = self._arrays
         if per_slot:
             wall_dt = float(wall_dt[i])
-            _as_seconds(wall_dt, f"wall_dt[{i}]", 0.0)
+            _as_wall_dt(wall_dt, f"wall_dt[{i}]")
         scale = float(a["scale"][i])
         fixed_dt = float(a["fixed_dt"][i])
-        _as_seconds(scale, f"scale[{i}]", 0.0, MAX_SCALE)
-        _as_seconds(fixed_dt, f"fixed_dt[{i}]", MIN_FIXED_DT)
-        _as_count(int(a["max_steps_per_advance"][i]), f"max_steps_per_advance[{i}]", 1,
-                  MAX_STEPS_PER_CALL)
-        _as_count(int(a["lockstep_steps"][i]), f"lockstep_steps[{i}]", 1, MAX_STEPS_PER_CALL)
-        mode = int(a["mode"][i])
-        if mode >= len(_MODES):
-            raise ValueError(f"mode[{i}] must be the index of a mode in ClockBank.MODES, 0 to "
-                             f"{len(_MODES) - 1} ({_MODE_NAMES}), got {mode}")
-        raise ValueError(f"wall_dt={wall_dt!r} at scale {scale!r} spans more than 2**52 "
-                         f"quanta of {fixed_dt!r} s in slot {i}")
+        _as_scale(scale, f"scale[{i}]")
+        _as_fixed_dt(fixed_dt, f"fixed_dt[{i}]")
+        _as_steps(int(a["max_steps_per_advance"][i]), f"max_steps_per_advance[{i}]")
+        _as_steps(int(a["lockstep_steps"][i]), f"lockstep_steps[{i}]")
+        _as_mode_number(int(a["mode"][i]), f"mode[{i}]")
+        _raise_too_wide(wall_dt, scale, fixed_dt, f" in slot {i}")
 
     cdef int _check_advance_limit(self, const double *wall, double d) except -1:
         """Refuse an advance that would take a slot's tick past 2**62, as ``_grant`` does."""
