@@ -796,7 +796,7 @@ class ClockBank:
     Slot i computes exactly what a ``WorldClock`` computes, bit for bit: the same ticks,
     steps, dropped quanta, alphas, frames and realized speeds, and ``clock_state(i)`` equals
     the clock's ``state()``. One loop in C advances every slot with the GIL released: AVX2
-    where the CPU has it, else plain C (see ``bank_kernel.h``).
+    where the CPU has it, else plain C (see ``clock_bank_kernel.h``).
 
     The configuration is a set of numpy arrays the host reads and writes in place:
     ``scale``, ``fixed_dt``, ``max_steps_per_advance``, ``cap_scales_with_rate``,
@@ -981,4 +981,7 @@ def _bank_kernel(
 def _bank_live(
     bank: float, wall_dt: float, scale: float, fixed_dt: float,
     max_steps_per_advance: int, cap_scales_with_rate: bool,
-) -> tuple[int, int, float]: ...
+) -> tuple[int, int, float]:
+    """banking.h's cvc_bank_live, for the tests: (steps, dropped, new bank) of a live advance
+    by ``wall_dt`` on a bank of ``bank`` quanta, the arguments checked as the clock's are.
+    """
