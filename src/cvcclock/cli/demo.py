@@ -1,6 +1,7 @@
 """``cvcclock demo [--record PATH] [--plot PATH]``: the determinism contract under every pacing.
 
-Exit status: 0 the contract held; 1 it is broken; 2 a file could not be written.
+Exit status: 0 the contract held; 1 it is broken; 2 a file could not be written; 130
+interrupted.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import argparse
 import sys
 from typing import Any
 
+from cvcclock._extras import install_hint
 from cvcclock.cli._output import reader_may_leave
 
 __all__ = ["add_parser", "run"]
@@ -21,12 +23,13 @@ dropped quanta, realized speed and a hash of each trajectory, then whether
 every pacing mode gave identical trajectories. Nothing sleeps: wall time is
 passed explicitly, so the demo takes a fraction of a second."""
 
-EPILOG = """\
+EPILOG = f"""\
 --record writes the trace of a scripted user's live run (speed changes and
 kicks to the spring at irregular ticks) with a state hash after every step,
-for 'cvcclock replay'. --plot draws pacing against the spring's trajectory
-(needs matplotlib: pip install 'cvcclock[plot]').
-exit status: 0 the contract held; 1 it is broken; 2 a file not written."""
+for 'cvcclock replay'. --plot draws pacing against the spring's trajectory;
+it needs matplotlib: {install_hint('plot')}.
+exit status: 0 the contract held; 1 it is broken; 2 a file not written;
+130 interrupted."""
 
 
 
