@@ -222,6 +222,9 @@ def test_a_dask_n_batch_stopped_closes_its_cluster_and_resumes(user_dir, tmp_pat
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "no results written"
             time.sleep(0.05)
+        if Path("/proc/self/environ").exists():    # the mark finds the command and its workers
+            running = marked_processes(mark)
+            assert proc.pid in running and len(running) >= 3, running
         os.kill(proc.pid, signum)
         _, stderr = proc.communicate(timeout=60)
     finally:
