@@ -192,6 +192,24 @@ def test_workers_that_cannot_import_the_scenario_say_so(cluster_of_two, user_dir
     assert "usage:" not in proc.stderr and proc.stdout == ""
 
 
+def test_workers_with_another_version_of_the_module_say_so(cluster_of_two, tmp_path):
+    # Here support.batch_scenarios has a scenario the workers' copy (the tests') has not.
+    work = tmp_path / "work"
+    (work / "support").mkdir(parents=True)
+    (work / "support" / "__init__.py").write_text("")
+    (work / "support" / "batch_scenarios.py").write_text(
+        SUPPORT.read_text() + "\n\nclass Newer(CloseCall):\n    pass\n")
+    argv, options = command(work, "support.batch_scenarios:Newer", "--seeds", "0:6",
+                            "--scheduler", cluster_of_two.scheduler.address)
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=90, **options)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    last = proc.stderr.splitlines()[-1]
+    assert last.startswith("cvcclock batch: error: the Dask workers could not load the "
+                           "scenario (") and "'Newer'" in last
+    assert last.endswith("install the same version of 'support.batch_scenarios' on them")
+    assert "usage:" not in proc.stderr and "Traceback" not in proc.stderr
+
+
 @pytest.mark.parametrize("option", [["--dask", "2"], ["--scheduler", "local:2"]])
 def test_dask_n_runs_the_batch_on_a_cluster_of_its_own_and_closes_it(user_dir, tmp_path, option):
     out = tmp_path / "runs.jsonl"

@@ -320,6 +320,13 @@ def _cannot_import(error: ImportError, module: str, client: Any) -> str:
     return f"{where} could not load the scenario: {error}"
 
 
+def _raised_by_a_task(error: BaseException) -> bool:
+    """Whether a worker's task raised ``error`` (loading the scenario), not a run or this
+    process: simulate_many notes that on it."""
+    return any(note.startswith("(raised by the task running seeds")
+               for note in getattr(error, "__notes__", ()))
+
+
 def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: int | None,
                out: str | None, max_steps: int | None) -> int:
     from cvcclock.batch import simulate_many, summarize
@@ -335,6 +342,13 @@ def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: i
     except ImportError as e:
         # The scenario imported here, so this is a worker's: its class goes by reference.
         raise _Refused(_cannot_import(e, module, client)) from None
+    except AttributeError as e:
+        if not _raised_by_a_task(e):
+            raise
+        # A worker's copy of the module lacks the class: pickle looks it up by name there.
+        where = "the Dask workers" if client is not None else "the worker processes"
+        raise _Refused(f"{where} could not load the scenario ({e}): install the same version "
+                       f"of {module!r} on them") from None
     except (TypeError, ValueError, RuntimeError, OSError) as e:
         # an out file of another batch, a locked one, a scenario that does not pickle
         raise _Refused(str(e)) from None
