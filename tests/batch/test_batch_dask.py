@@ -32,8 +32,8 @@ from support.batch_scenarios import (
     serial,
 )
 
-distributed = pytest.importorskip("distributed",
-                                  reason="Dask is optional: pip install 'cvcclock[dask]'")
+distributed = pytest.importorskip(
+    "distributed", reason="Dask is optional: pip install '.[dask]' (or 'cvcclock[dask]')")
 
 
 @pytest.fixture(autouse=True)
@@ -132,3 +132,131 @@ def test_the_command_runs_on_a_dask_scheduler(cluster_of_two, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0].split() == ["runs", "12"]
     assert read_results(out) == serial(CloseCall(), range(12))
+
+
+# -- the command on Dask: a cluster of its own (--dask N), workers that cannot import ------------
+
+SUPPORT = Path(__file__).parents[1] / "support" / "batch_scenarios.py"
+MAIN = "import sys; from cvcclock.cli.batch import main; sys.exit(main())"
+
+
+@pytest.fixture
+def user_dir(tmp_path):
+    """A directory of the user's own with the scenarios as ``closecall.py``: importable only
+    from there (not from the tests' path), as a user's module would be."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "closecall.py").write_text(SUPPORT.read_text())
+    return work
+
+
+def command(work, *args, mark=""):
+    """``cvcclock batch ARGS`` run from ``work``, its environment marked with ``mark``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["CVCCLOCK_TEST_MARK"] = mark
+    return [sys.executable, "-c", MAIN, *map(str, args)], {"cwd": work, "env": env}
+
+
+def marked_processes(mark):
+    """The pids of processes whose environment holds ``CVCCLOCK_TEST_MARK=mark``."""
+    needle = f"CVCCLOCK_TEST_MARK={mark}\0".encode()
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes():
+                found.append(int(environ.parent.name))
+        except OSError:        # gone meanwhile, or not ours to read
+            pass
+    return found
+
+
+def assert_no_leftovers(mark):
+    """No process of the command's is left: its cluster's workers ended with it."""
+    if not Path("/proc/self/environ").exists():
+        return
+    deadline = time.monotonic() + 20
+    while (left := marked_processes(mark)):
+        assert time.monotonic() < deadline, f"processes left running: {left}"
+        time.sleep(0.2)
+
+
+def test_workers_that_cannot_import_the_scenario_say_so(cluster_of_two, user_dir):
+    # The cluster's workers run with the tests' path, which lacks closecall.py's directory.
+    argv, options = command(user_dir, "closecall:CloseCall", "--seeds", "0:6",
+                            "--scheduler", cluster_of_two.scheduler.address)
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=90, **options)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert proc.stderr.splitlines()[-1] == (
+        "cvcclock batch: error: the Dask workers cannot import 'closecall': install it on "
+        "them or put it on their PYTHONPATH")
+    assert "usage:" not in proc.stderr and proc.stdout == ""
+
+
+def test_workers_with_another_version_of_the_module_say_so(cluster_of_two, tmp_path):
+    # Here support.batch_scenarios has a scenario the workers' copy (the tests') has not.
+    work = tmp_path / "work"
+    (work / "support").mkdir(parents=True)
+    (work / "support" / "__init__.py").write_text("")
+    (work / "support" / "batch_scenarios.py").write_text(
+        SUPPORT.read_text() + "\n\nclass Newer(CloseCall):\n    pass\n")
+    argv, options = command(work, "support.batch_scenarios:Newer", "--seeds", "0:6",
+                            "--scheduler", cluster_of_two.scheduler.address)
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=90, **options)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    last = proc.stderr.splitlines()[-1]
+    assert last.startswith("cvcclock batch: error: the Dask workers could not load the "
+                           "scenario (") and "'Newer'" in last
+    assert last.endswith("install the same version of 'support.batch_scenarios' on them")
+    assert "usage:" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("option", [["--dask", "2"], ["--scheduler", "local:2"]])
+def test_dask_n_runs_the_batch_on_a_cluster_of_its_own_and_closes_it(user_dir, tmp_path, option):
+    out = tmp_path / "runs.jsonl"
+    mark = f"dask-{os.getpid()}-{option[0]}"
+    argv, options = command(user_dir, "closecall:Flaky", "--seeds", "0:20", *option,
+                            "--out", out, mark=mark)
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, **options)
+    assert proc.returncode == 1, proc.stderr            # Flaky: some runs fail
+    assert proc.stdout.splitlines()[0].split() == ["runs", "20"]
+    assert comparable(read_results(out)) == comparable(serial(Flaky(), range(20)))
+    assert_no_leftovers(mark)
+
+
+@POSIX_SIGNALS
+@pytest.mark.parametrize("signum, status, word", [(signal.SIGINT, 130, "interrupted"),
+                                                  (signal.SIGTERM, 143, "terminated")])
+def test_a_dask_n_batch_stopped_closes_its_cluster_and_resumes(user_dir, tmp_path, signum,
+                                                               status, word):
+    out = tmp_path / "runs.jsonl"
+    mark = f"dask-stop-{os.getpid()}-{signum}"
+    argv, options = command(user_dir, "closecall:Slow", "--seeds", "0:400", "--dask", "2",
+                            "--out", out, mark=mark)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **options)
+    try:
+        deadline = time.monotonic() + 90
+        while not out.exists() or out.read_bytes().count(b"\n") < 10:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no results written"
+            time.sleep(0.05)
+        if Path("/proc/self/environ").exists():    # the mark finds the command and its workers
+            running = marked_processes(mark)
+            assert proc.pid in running and len(running) >= 3, running
+        os.kill(proc.pid, signum)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+    assert proc.returncode == status, stderr
+    assert f"{word}; the finished runs are in {out}: run the same command again" in stderr
+    assert 10 <= len(seeds_in_file(out)) < 400
+    assert_no_leftovers(mark)
+    # The file resumes (on a local pool: quicker to start, and the file is the same file).
+    argv, options = command(user_dir, "closecall:Slow", "--seeds", "0:400", "--workers", "2",
+                            "--out", out, mark=mark)
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=120, **options)
+    assert again.returncode == 0, again.stderr
+    assert seeds_in_file(out) == list(range(400))                 # each seed once
+    assert read_results(out) == serial(fast(Slow()), range(400))

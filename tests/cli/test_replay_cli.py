@@ -111,7 +111,7 @@ def test_a_missing_file_or_another_worlds_trace_is_exit_two(tmp_path, capsys):
                      '"start_tick": 0, "seed": 0, "cvcclock": "0", "metadata": {}}\n'
                      '{"end": 10}\n')
     assert main(["replay", str(other)]) == 2
-    assert "this command replays the demo's" in capsys.readouterr().err
+    assert "replays the traces written by 'cvcclock demo --record'" in capsys.readouterr().err
 
 
 def test_replay_help_names_its_exit_statuses(capsys):

@@ -1,11 +1,16 @@
-"""A batch's progress: a tqdm bar on a terminal, a callback of the caller's, or nothing."""
+"""A batch's progress: on a terminal a tqdm bar (or a plain line without tqdm), a callback of
+the caller's, or nothing."""
 
 from __future__ import annotations
 
 import importlib
+import math
 import sys
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
+
+from cvcclock._extras import install_hint
 
 __all__ = ["ProgressCallback", "Reporter", "reporter"]
 
@@ -40,9 +45,10 @@ def reporter(progress: bool | ProgressCallback | None) -> Reporter:
     Parameters
     ----------
     progress : bool, callable or None
-        None: a tqdm bar on stdout if stdout is a terminal and tqdm is installed, else
-        nothing; True: a bar in any case (ImportError without tqdm); False: nothing;
-        a callable: ``progress(done, total, failed)``.
+        None: if stdout is a terminal, a tqdm bar on it, or without tqdm a plain line
+        rewritten in place (done/total, failed, rate, time left); off a terminal nothing.
+        True: a tqdm bar in any case (ImportError without tqdm); False: nothing; a
+        callable: ``progress(done, total, failed)``.
 
     Returns
     -------
@@ -61,7 +67,7 @@ def reporter(progress: bool | ProgressCallback | None) -> Reporter:
         try:
             return _bar()
         except ImportError:
-            return Reporter(_silent)
+            return _line(sys.stdout)
     if progress is True:
         return _bar()
     if progress is False:
@@ -84,7 +90,8 @@ def _bar() -> Reporter:
         tqdm = importlib.import_module("tqdm").tqdm   # optional, and typed Any: no stubs needed
     except ImportError as e:
         raise ImportError(
-            "progress=True draws a tqdm bar: pip install tqdm (or 'cvcclock[dask]')") from e
+            f"progress=True draws a tqdm bar: pip install tqdm, or {install_hint('dask')}"
+        ) from e
     bar: Any = None
 
     def report(done: int, total: int, failed: int) -> None:
@@ -100,3 +107,40 @@ def _bar() -> Reporter:
         if bar is not None:
             bar.close()
     return Reporter(report, close)
+
+
+def _line(stream: TextIO, clock: Callable[[], float] = time.monotonic) -> Reporter:
+    """A plain line on ``stream``, rewritten in place with ``\\r``, ended at close."""
+    start: tuple[float, int] | None = None     # when the first report came, and its done count
+    width = 0
+
+    def report(done: int, total: int, failed: int) -> None:
+        nonlocal start, width
+        now = clock()
+        if start is None:
+            start = (now, done)       # runs a results file already held are not this rate's
+        seconds, ran = now - start[0], done - start[1]
+        rate = ran / seconds if seconds > 0 and ran else 0.0
+        eta = _duration((total - done) / rate) if rate else "?"
+        text = (f"simulate_many: {done}/{total} runs, {failed} failed, "
+                f"{rate:.1f} runs/s, {eta} left")
+        # Pad over a longer line drawn before, so none of it shows after the new one.
+        stream.write("\r" + text.ljust(width))
+        stream.flush()
+        width = len(text)
+
+    def close() -> None:
+        if start is not None:
+            stream.write("\n")
+            stream.flush()
+    return Reporter(report, close)
+
+
+def _duration(seconds: float) -> str:
+    """``1:02:03``, ``2:03`` or ``3s``."""
+    whole = math.ceil(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}" if minutes else f"{secs}s"

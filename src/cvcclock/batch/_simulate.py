@@ -132,7 +132,8 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
         ``concurrent.futures.Executor``: used and left open; if it breaks the batch ends
         with its error, so give instead a function returning a new executor, called
         again to replace a broken one (those are shut down here). A
-        ``distributed.Client``: tasks on its cluster (``pip install 'cvcclock[dask]'``).
+        ``distributed.Client``: tasks on its cluster (``pip install '.[dask]'`` in a
+        checkout, ``pip install 'cvcclock[dask]'`` from an index).
     workers : int, optional
         The size of the default pool; only without ``executor``.
     chunk_size : int, optional
@@ -143,9 +144,10 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
         rerunning an interrupted batch with the same ``out`` finishes it. It must hold
         results of the same scenario class and ``simulate_kwargs`` only.
     progress : bool or callable, optional
-        None: a tqdm bar when stdout is a terminal (and tqdm is installed); True: always a
-        bar; False: nothing; a callable ``progress(done, total, failed)``: called as runs
-        complete (raising from it stops the batch).
+        None: when stdout is a terminal, a tqdm bar (a plain line rewritten in place
+        without tqdm); True: always a tqdm bar; False: nothing; a callable
+        ``progress(done, total, failed)``: called as runs complete (raising from it stops
+        the batch).
     **simulate_kwargs
         ``max_steps``, ``time_limit``, ``max_iterations``, ``dt``,
         ``raise_guard_violations``: passed to every ``simulate`` call, and checked here

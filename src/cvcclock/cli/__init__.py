@@ -7,7 +7,8 @@ them and dispatches. Nothing in the package imports this wing; ``cvcclock.__main
 
 Exit statuses mean one thing each: 0 success; 1 only when the contract is broken (the demo
 finds pacings that disagree, a replay diverges, some runs of a batch failed); 2 a usage error
-or a file that cannot be read or written; 130 interrupted. A reader that stops reading early
+or a file that cannot be read or written; 130 interrupted (Ctrl-C; 143 for a batch
+terminated by SIGTERM). A reader that stops reading early
 (``cvcclock demo | head -1``) ends the output, not the command: the rest is discarded and the
 status is the one the command would have had.
 """
@@ -29,8 +30,9 @@ Run 'cvcclock COMMAND --help' for what a command does and its options."""
 
 EPILOG = """\
 exit status: 0 success; 1 the demo found the determinism contract broken, a replay
-diverged, or some runs of a batch failed; 2 a usage error, or a file that cannot be read
-or written; 130 interrupted."""
+diverged, or some runs of a batch failed; 2 a usage error, or input that cannot be read
+or written (or a batch's scenario its workers cannot load, Dask missing); 130
+interrupted (Ctrl-C); 143 a batch terminated (SIGTERM)."""
 
 COMMANDS = {"demo": demo, "bench": bench, "replay": replay, "batch": batch}
 
@@ -56,9 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 0 on success, 1 only when the demo finds the determinism contract
-        broken, a replay diverges or some runs of a batch failed, 130 when a batch is
-        interrupted, 2 for no command (the help goes to stderr) or a file
-        that cannot be read or written. Bad arguments exit 2, through
+        broken, a replay diverges or some runs of a batch failed, 130 when a command is
+        interrupted (143 for a batch terminated by SIGTERM), 2 for no command (the help
+        goes to stderr) or input that cannot be read or written. Bad arguments exit 2, through
         ``SystemExit``, as argparse does; so does a reader that closes stdout early, with the
         status the command would have returned.
     """
@@ -69,5 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    status: int = COMMANDS[args.command].run(args, subparsers[args.command])
+    try:
+        status: int = COMMANDS[args.command].run(args, subparsers[args.command])
+    except KeyboardInterrupt:       # a command that does not handle it itself (bench, demo)
+        print(f"cvcclock {args.command}: interrupted", file=sys.stderr)
+        return 130
     return status

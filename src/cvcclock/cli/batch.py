@@ -1,20 +1,29 @@
 """``python -m cvcclock batch MODULE:SCENARIO --seeds START:STOP``: a batch, then its summary.
 
 Exit status: 0 when every run completed (a run whose rejected attempts were resampled
-into an accepted one counts as completed), 1 when some failed, 2 for bad arguments (a
-scenario that cannot be loaded, a results file of another batch, a scheduler that cannot
-be reached), 130 when interrupted (Ctrl-C); rerun the same command with ``--out`` to
-resume. This module imports nothing heavy until the command runs.
+into an accepted one counts as completed), 1 when some failed, 2 for bad arguments or input
+(a scenario that cannot be loaded, here or on the workers, a results file of another batch,
+Dask not installed, a scheduler that cannot be reached), 130 when interrupted (Ctrl-C) and
+143 when terminated (SIGTERM); rerun the same command with ``--out`` to resume. ``--dask N``
+starts a Dask cluster of N worker processes on this machine and closes it at the end, also
+when interrupted. This module imports nothing heavy until the command runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import logging
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
+
+from cvcclock._extras import install_hint
+from cvcclock.cli._output import reader_may_leave
 
 __all__ = ["add_arguments", "add_parser", "main", "run"]
 
@@ -22,6 +31,32 @@ _Fail = Callable[[str], NoReturn]
 
 _DESCRIPTION = ("Run simulate() for every seed of a scenario on local worker processes or a Dask "
                 "cluster and print the batch's summary.")
+
+_EPILOG = f"""\
+Dask: --dask N starts a cluster of N worker processes on this machine for the
+batch and closes it after; its workers import MODULE as this command does (the
+current directory is put on their PYTHONPATH). --scheduler ADDRESS runs on a
+cluster of your own: MODULE must be importable on its workers (install it there
+or put it on their PYTHONPATH). Both need Dask:
+  {install_hint('dask')}
+
+exit status: 0 every run completed; 1 some runs failed; 2 a usage error, a
+scenario that cannot be loaded (here or on the workers), a results file of
+another batch, or Dask missing or unreachable; 130 interrupted (Ctrl-C); 143
+terminated (SIGTERM). Run the same command with --out again to resume."""
+
+# Exit statuses of a stopped batch: 128 + the signal's number, as a shell reports it.
+_INTERRUPTED, _TERMINATED = 130, 143
+
+
+class _Refused(Exception):
+    """Input or an environment the batch cannot run with, found after the arguments parsed:
+    exit 2 with the message, without the usage line (the arguments were fine)."""
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived: unwinds the batch as Ctrl-C does (a BaseException, so no
+    ``except Exception`` on the way swallows it)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,9 +73,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the seeds START, START+1, ..., STOP-1 (e.g. 0:1000)")
     parser.add_argument("--workers", metavar="N",
                         help="local worker processes (default: one per CPU)")
+    parser.add_argument("--dask", metavar="N",
+                        help="start a Dask cluster of N worker processes on this machine, run "
+                             "the batch on it and close it (the same as --scheduler local:N)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run on the Dask cluster whose scheduler is at ADDRESS (e.g. "
-                             "tcp://10.0.0.5:8786); needs pip install 'cvcclock[dask]'")
+                             "tcp://10.0.0.5:8786), or on a new one of N worker processes on "
+                             "this machine with local:N")
     parser.add_argument("--out", metavar="PATH",
                         help="append each result to this JSON Lines file as it completes; the same "
                              "command again resumes an interrupted batch")
@@ -63,7 +102,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     """
     parser: argparse.ArgumentParser = commands.add_parser(
         "batch", help="run a scenario for many seeds, in parallel, and print the summary",
-        description=_DESCRIPTION)
+        description=_DESCRIPTION, epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return parser
 
@@ -81,7 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status (bad arguments exit 2 through ``SystemExit``, as argparse does).
     """
-    parser = argparse.ArgumentParser(prog="cvcclock batch", description=_DESCRIPTION)
+    parser = argparse.ArgumentParser(prog="cvcclock batch", description=_DESCRIPTION,
+                                     epilog=_EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     return run(parser.parse_args(argv), parser)
 
@@ -99,7 +141,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     Returns
     -------
     int
-        0 when every run completed, 1 when some failed, 130 when interrupted.
+        0 when every run completed, 1 when some failed, 2 when the input or the
+        environment is refused (the message on stderr), 130 when interrupted, 143 when
+        terminated.
     """
     from cvcclock.checks import check_count
 
@@ -120,16 +164,57 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     workers = count(args.workers, "--workers", 1)
     max_steps = count(args.max_steps, "--max-steps", 0)
-    if workers is not None and args.scheduler is not None:
-        fail("give --workers or --scheduler, not both: a Dask cluster has its own workers")
+    local = count(args.dask, "--dask", 1)
+    scheduler = args.scheduler
+    if scheduler is not None and scheduler.startswith("local:"):
+        local, scheduler = count(scheduler.removeprefix("local:"), "--scheduler local:N", 1), None
+    if args.dask is not None and args.scheduler is not None:
+        fail("give --dask or --scheduler, not both")
+    if workers is not None and (args.scheduler is not None or local is not None):
+        fail(f"give --workers or {'--dask' if args.dask else '--scheduler'}, not both: a Dask "
+             "cluster has its own workers")
     seeds = _seeds(args.seeds, fail)
     scenario = _scenario(args.scenario, fail)
-    client = None if args.scheduler is None else _connect(args.scheduler, fail)
+    module = args.scenario.partition(":")[0]
     try:
-        return _run_batch(scenario, seeds, client, workers, args.out, max_steps, fail)
+        with _terminate_as_interrupt(), contextlib.ExitStack() as stack:
+            client = None
+            if local is not None:
+                client = stack.enter_context(_local_cluster(local))
+            elif scheduler is not None:
+                client = stack.enter_context(_connected(scheduler))
+            return _run_batch(scenario, module, seeds, client, workers, args.out, max_steps)
+    except _Refused as e:
+        print(f"cvcclock batch: error: {e}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, _Terminated) as e:
+        # Here only if it came before or after the runs (starting or closing a cluster).
+        print(f"cvcclock batch: {_stopped(e)}", file=sys.stderr)
+        return _TERMINATED if isinstance(e, _Terminated) else _INTERRUPTED
+
+
+def _stopped(error: BaseException) -> str:
+    return "terminated" if isinstance(error, _Terminated) else "interrupted"
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops the batch as Ctrl-C does, so a cluster and a results file are closed.
+
+    Only the main thread can set a handler; elsewhere SIGTERM keeps its own.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
     finally:
-        if client is not None:
-            client.close()
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _seeds(text: str, fail: _Fail) -> range:
@@ -177,33 +262,105 @@ def _scenario(reference: str, fail: _Fail) -> Any:
     fail(f"{reference} is {target!r}, not a Scenario subclass or instance")
 
 
-def _connect(address: str, fail: _Fail) -> Any:
+def _distributed(option: str) -> Any:
     try:
-        distributed = importlib.import_module("distributed")
+        return importlib.import_module("distributed")
     except ImportError:
-        fail("--scheduler runs on Dask, which is not installed: pip install 'cvcclock[dask]'")
+        raise _Refused(f"{option} runs on Dask, which is not installed: "
+                       f"{install_hint('dask')}") from None
+
+
+@contextlib.contextmanager
+def _connected(address: str) -> Iterator[Any]:
+    distributed = _distributed("--scheduler")
     try:
-        return distributed.Client(address, timeout=30)
+        client = distributed.Client(address, timeout=30)
     except (OSError, ValueError) as e:      # TimeoutError is an OSError
-        fail(f"cannot connect to the Dask scheduler at {address!r}: {e}")
+        raise _Refused(f"cannot connect to the Dask scheduler at {address!r}: {e}") from None
+    try:
+        yield client
+    finally:
+        client.close()
 
 
-def _run_batch(scenario: Any, seeds: range, client: Any, workers: int | None, out: str | None,
-               max_steps: int | None, fail: _Fail) -> int:
+@contextlib.contextmanager
+def _local_cluster(workers: int) -> Iterator[Any]:
+    """A Dask cluster of ``workers`` single-threaded processes on this machine, and its client.
+
+    Its workers get the scenario module the way this command did, as ``python -m`` would:
+    the current directory goes first on the PYTHONPATH they start with. They are processes
+    of this machine, so the environment reaches every one of them, a worker the nanny
+    restarts too, and a package works as well as a single file (``client.upload_file``
+    would copy one file, or a zip, into each worker's scratch space).
+    """
+    distributed = _distributed("--dask")
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([os.getcwd(), *([saved] if saved else [])])
+    cluster = client = None
+    try:
+        cluster = distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+            silence_logs=logging.ERROR)
+        client = distributed.Client(cluster, timeout=60)
+        yield client
+    finally:
+        try:
+            if client is not None:
+                client.close(timeout=30)
+        finally:
+            if cluster is not None:
+                cluster.close(timeout=30)
+            if saved is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = saved
+
+
+def _cannot_import(error: ImportError, module: str, client: Any) -> str:
+    """What to say when the batch's workers could not import a module."""
+    name = error.name or ""
+    where = "the Dask workers" if client is not None else "the worker processes"
+    if name and (module == name or module.startswith(name + ".")):
+        return (f"{where} cannot import {name!r}: install it on them or put it on their "
+                "PYTHONPATH")
+    return f"{where} could not load the scenario: {error}"
+
+
+def _raised_by_a_task(error: BaseException) -> bool:
+    """Whether a worker's task raised ``error`` (loading the scenario), not a run or this
+    process: simulate_many notes that on it."""
+    return any(note.startswith("(raised by the task running seeds")
+               for note in getattr(error, "__notes__", ()))
+
+
+def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: int | None,
+               out: str | None, max_steps: int | None) -> int:
     from cvcclock.batch import simulate_many, summarize
 
     try:
         summary = summarize(simulate_many(scenario, seeds, executor=client, workers=workers,
                                           out=out, max_steps=max_steps))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Terminated) as e:
         resume = (f"; the finished runs are in {out}: run the same command again to resume"
                   if out else "")
-        print(f"cvcclock batch: interrupted{resume}", file=sys.stderr)
-        return 130
-    except (TypeError, ValueError, RuntimeError, OSError, ImportError) as e:
-        # an out file of another batch, a locked one, a scenario workers cannot load
-        fail(str(e))
-    print(summary)
-    if out:
-        print(f"\nresults: {out}")
-    return 1 if summary.failed else 0
+        print(f"cvcclock batch: {_stopped(e)}{resume}", file=sys.stderr)
+        return _TERMINATED if isinstance(e, _Terminated) else _INTERRUPTED
+    except ImportError as e:
+        # The scenario imported here, so this is a worker's: its class goes by reference.
+        raise _Refused(_cannot_import(e, module, client)) from None
+    except AttributeError as e:
+        if not _raised_by_a_task(e):
+            raise
+        # A worker's copy of the module lacks the class: pickle looks it up by name there.
+        where = "the Dask workers" if client is not None else "the worker processes"
+        raise _Refused(f"{where} could not load the scenario ({e}): install the same version "
+                       f"of {module!r} on them") from None
+    except (TypeError, ValueError, RuntimeError, OSError) as e:
+        # an out file of another batch, a locked one, a scenario that does not pickle
+        raise _Refused(str(e)) from None
+    status = 1 if summary.failed else 0
+    with reader_may_leave(status):       # | head: the status is still the batch's
+        print(summary)
+        if out:
+            print(f"\nresults: {out}")
+    return status

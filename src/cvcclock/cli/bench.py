@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from typing import Any
 
 from cvcclock.checks import check_count
@@ -20,9 +21,9 @@ clocks, pyglet's clock and interval callbacks, simpy timeouts) and ClockBank
 against a Python loop over WorldClocks, numpy and a copy of its bytes. Rows are
 timed in rounds, each round timing every row once, and each figure is the
 median over the rounds with its interquartile range, the ratio to an empty
-call (x floor) and to the row it competes with (x rival); then the issue's
-goals, met or missed. Read the ratios: the absolute figures depend on the
-machine."""
+call (x floor) and to the row it competes with (x rival); then the package's
+goals, met or missed, each naming what is measured and what it is compared
+with. Read the ratios: the absolute figures depend on the machine."""
 
 
 
@@ -57,8 +58,13 @@ def run(args: argparse.Namespace, bench: argparse.ArgumentParser) -> int:
         bench.error(str(error))
     except OSError as error:
         bench.error(f"--json: cannot write {args.json!r}: {error.strerror}")
-    with reader_may_leave(0), contextlib.ExitStack() as files:
-        if json_out is not None:
-            files.enter_context(json_out)
-        run_bench(args.number, args.repeat, clocks=args.clocks, json_out=json_out)
+    try:
+        with reader_may_leave(0), contextlib.ExitStack() as files:
+            if json_out is not None:
+                files.enter_context(json_out)
+            run_bench(args.number, args.repeat, clocks=args.clocks, json_out=json_out)
+    except OSError as error:      # the JSON file opened but could not be written (a full disk)
+        print(f"cvcclock bench: --json: cannot write {args.json!r}: {error.strerror}",
+              file=sys.stderr)
+        return 2
     return 0

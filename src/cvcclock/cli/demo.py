@@ -2,7 +2,7 @@
 
 Exit status: 0 the contract held; 1 it is broken; 2 a file could not be written, or --plot
 names a format matplotlib cannot write, or matplotlib is missing (both found before the demo
-runs).
+runs); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Any
 
+from cvcclock._extras import install_hint
 from cvcclock.cli._output import reader_may_leave
 
 __all__ = ["add_parser", "run"]
@@ -23,14 +24,14 @@ dropped quanta, realized speed and a hash of each trajectory, then whether
 every pacing mode gave identical trajectories. Nothing sleeps: wall time is
 passed explicitly, so the demo takes a fraction of a second."""
 
-EPILOG = """\
+EPILOG = f"""\
 --record writes the trace of a scripted user's live run (speed changes and
 kicks to the spring at irregular ticks) with a state hash after every step,
 for 'cvcclock replay'. --plot draws pacing against the spring's trajectory,
 in the format PATH's extension names (with none, a PNG at PATH.png); it needs
-matplotlib: pip install '.[plot]' in a checkout, 'cvcclock[plot]' from an index.
+matplotlib: {install_hint('plot')}.
 exit status: 0 the contract held; 1 it is broken; 2 a file not written or an
-unusable --plot."""
+unusable --plot; 130 interrupted."""
 
 
 

@@ -3,8 +3,8 @@
 ``cvcclock replay run.trace [--to TICK] [--speed X] [--pacing lockstep|batch|step|live]``
 prints the trace's header, how it was replayed, the final tick and the trajectory's hash,
 then the verdict. Exit status: 0 every recorded state hash matched; 1 the replay diverged
-(the first differing tick is named); 2 the trace is unreadable (the line is named) or the
-arguments are wrong.
+(the first differing tick is named); 2 the trace is unreadable (the line is named), is a
+trace of another world than the demo's, or the arguments are wrong.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 
 from cvcclock.checks import check_count, check_seconds
 from cvcclock.cli._output import reader_may_leave
-from cvcclock.demo import PACINGS, DemoReplay, replay_demo, trajectory_hash
+from cvcclock.demo import PACINGS, WORLD, DemoReplay, replay_demo, trajectory_hash
 from cvcclock.replay import InputTrace, TraceFormatError
 
 __all__ = ["DESCRIPTION", "Outcome", "add_parser", "replay_command", "run"]
@@ -29,8 +29,8 @@ the final tick, the trajectory's hash and whether the replay matched."""
 
 EPILOG = """\
 exit status: 0 the replay matched the recording; 1 it diverged (the first
-differing tick is named); 2 the trace is unreadable (the line is named) or an
-argument is wrong."""
+differing tick is named); 2 the trace is unreadable (the line is named), is not
+a demo trace, or an argument is wrong; 130 interrupted."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,13 +91,26 @@ def replay_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     except OSError as error:
         print(f"cvcclock replay: cannot read {args.trace}: {error.strerror}", file=sys.stderr)
         return Outcome(2, "")
+    world = trace.header.metadata.get("world")
+    if world != WORLD:
+        print(f"cvcclock replay: {_not_the_demo(args.trace, world)}", file=sys.stderr)
+        return Outcome(2, "")
     _check_arguments(parser, args, trace)
     try:
         replayed = replay_demo(trace, args.pacing, speed=args.speed, to=args.to)
-    except ValueError as error:    # a trace of another world
+    except ValueError as error:    # what the arguments' checks above did not foresee
         print(f"cvcclock replay: {args.trace}: {error}", file=sys.stderr)
         return Outcome(2, "")
     return Outcome(0 if replayed.matched else 1, _report(args.trace, trace, replayed))
+
+
+def _not_the_demo(path: str, world: object) -> str:
+    """Why a readable trace of another world cannot be replayed here, and what can."""
+    what = ("its header names no world" if world is None
+            else f"its header names the world {world!r}")
+    return (f"{path} is a trace, but not of the demo's spring ({what}). 'cvcclock replay' "
+            "replays the traces written by 'cvcclock demo --record'; to replay your own "
+            "world, use cvcclock.replay.Replayer with that world in Python.")
 
 
 def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace,

@@ -16,6 +16,7 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
+from cvcclock._extras import install_hint
 from cvcclock.demo._recording import (
     _STALL_FRAME,
     _STALL_WALL,
@@ -31,8 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MISSING_MATPLOTLIB", "pacing_figure", "plot_pacing", "plot_target"]
 
-MISSING_MATPLOTLIB = ("the picture needs matplotlib: pip install '.[plot]' in a checkout of "
-                      "cvcclock, or pip install 'cvcclock[plot]' from a package index")
+MISSING_MATPLOTLIB = f"the picture needs matplotlib: {install_hint('plot')}"
 
 REALIZED_WINDOW = 0.5
 """Wall seconds ``WorldClock.realized_scale`` measures over (at least; the core's rule)."""

@@ -102,11 +102,14 @@ class Keyframe:
 class _InputLog:
     """The stamped inputs of one run, in tick order, and the followers that apply them."""
 
-    def __init__(self, clock: WorldClock, start_tick: int, inputs: Iterable[Input] = ()) -> None:
+    def __init__(self, clock: WorldClock, start_tick: int, inputs: Iterable[Input] = (),
+                 end_tick: int | None = None) -> None:
         self.clock = clock
         self.start_tick = start_tick
         self.inputs: list[Input] = list(inputs)
         self.followers: list[InputFollower] = []
+        # A replay's followers step no further than the recording did; a recording has no end.
+        self.end_tick = end_tick
 
     def insert(self, entry: Input) -> None:
         """Insert after every input at or before its tick (the order they were given in)."""
@@ -127,7 +130,8 @@ class InputFollower:
     Made by :class:`Recorder` and :class:`Replayer` (their ``follower`` and ``follow()``).
     ``pump()`` runs the steps that fell due since the last pump; before the step due at tick
     ``d`` it applies, in order, every input stamped before ``d`` (and at or after the
-    follower's start) not yet applied.
+    follower's start) not yet applied. A replay's followers run no step due after the
+    trace's ``end_tick``: the clock may run on, the worlds stop where the recording did.
 
     Attributes
     ----------
@@ -189,7 +193,7 @@ class InputFollower:
         Returns
         -------
         int
-            The steps run.
+            The steps run (none due after a replayed trace's ``end_tick``).
 
         Raises
         ------
@@ -211,8 +215,21 @@ class InputFollower:
 
     # -- the step loop -----------------------------------------------------------------
 
+    @property
+    def _finished(self) -> bool:
+        """Whether the world has run its last step due at or before a replay's end."""
+        end = self._log.end_tick
+        return end is not None and self._next_due > end
+
+    @property
+    def _next_due(self) -> int:
+        return (self._tick // self.period + 1) * self.period
+
     def _run_to(self, tick: int) -> int:
-        """Run every step due after ``self.tick`` up to ``tick``; return how many."""
+        """Run every step due after ``self.tick`` up to ``tick`` (and a replay's end); return
+        how many."""
+        if self._log.end_tick is not None:
+            tick = min(tick, self._log.end_tick)
         ran = 0
         while (due := (self._tick // self.period + 1) * self.period) <= tick:
             self._step(due)

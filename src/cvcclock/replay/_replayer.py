@@ -51,7 +51,10 @@ class Replayer(_Run):
 
     Drive the clock under any pacing (live at any speed, lockstep, ``advance_ticks``
     batches, single steps, uneven frames) and call ``pump()`` after each advance: the world
-    receives the recorded inputs at the recorded steps and runs the recording's steps.
+    receives the recorded inputs at the recorded steps and runs the recording's steps, and
+    none after them. The clock may run past the trace's ``end_tick`` (a batch of 37 quanta
+    rarely lands on it); the worlds stop at their last step due at or before it, so each
+    ends in the recording's end state, and ``done`` turns true.
 
     Parameters
     ----------
@@ -108,7 +111,8 @@ class Replayer(_Run):
         if on_divergence not in ("raise", "collect"):
             raise ValueError(f"on_divergence must be 'raise' or 'collect', got "
                              f"{on_divergence!r}")
-        super().__init__(clock, _InputLog(clock, trace.header.start_tick, trace.inputs))
+        super().__init__(clock, _InputLog(clock, trace.header.start_tick, trace.inputs,
+                                          trace.end_tick))
         self.trace = trace
         self._state_hash = state_hash
         self._raise = on_divergence == "raise"
@@ -124,8 +128,11 @@ class Replayer(_Run):
 
     @property
     def done(self) -> bool:
-        """Whether the clock has reached the end of the recording."""
-        return self._clock.tick >= self.trace.end_tick
+        """Whether the replay has reached the end of the recording: the clock is at or past
+        the trace's ``end_tick`` and every follower has run its last step due at or before
+        it. ``pump()`` steps no world further, however far the clock runs on."""
+        return self._clock.tick >= self.trace.end_tick and all(
+            f._finished for f in self._log.followers)
 
     def seek(self, tick: int) -> int:
         """Put the clock and every follower at ``tick`` exactly, as a straight run would.
@@ -139,8 +146,9 @@ class Replayer(_Run):
         Parameters
         ----------
         tick : int
-            The tick to seek to, at or after the trace's start (past its end, the worlds run
-            on with no inputs).
+            The tick to seek to, at or after the trace's start. Past the trace's
+            ``end_tick`` the clock goes there and the worlds stop at the end, as ``pump()``
+            leaves them.
 
         Returns
         -------
@@ -164,10 +172,13 @@ class Replayer(_Run):
             self._restore_clock(target)
         ran = self.pump()   # steps already due run before the clock moves
         period = self.follower.period
+        end = self.trace.end_tick
         while clock.tick < target:
             # To the world's next step in one call (the clock may be behind its keyframe),
-            # then a step at a time, so new keyframes hold the clock at their own tick.
-            nxt = max((self.follower.tick // period + 1) * period, clock.tick + 1)
+            # then a step at a time, so new keyframes hold the clock at their own tick; past
+            # the end no world steps, so the clock goes to the target in one call.
+            nxt = (self.follower.tick // period + 1) * period
+            nxt = max(nxt, clock.tick + 1) if nxt <= end else target
             clock.advance_ticks(min(nxt, target) - clock.tick)
             ran += self.pump()
         return ran
