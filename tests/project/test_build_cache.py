@@ -3,9 +3,9 @@
 pyproject.toml keeps the build directory (``build-dir = "build/{wheel_tag}"``), and
 CMakeLists.txt keeps what pip's build isolation would otherwise throw away each time (the objects,
 outside CMakeFiles/; a regenerated but identical ``_core.c``), so a second ``pip install`` of
-the checkout, with another extra, does not compile the core again. Measured on 2 cores, a fresh
-venv: ``pip install '.[test]'`` about 60 s (the dependencies and one compile), then
-``pip install '.[plot]'`` about 6 s where it was about 25 s (a second compile).
+the checkout, with another extra, does not compile the core again. Measured on 2 cores, in a fresh
+venv and checkout, the pip cache warm: ``pip install '.[test]'`` 46 s (the dependencies and one
+compile), then ``pip install '.[plot]'`` 6 s; before, 50 s then 20 s (a second compile).
 
 Two isolated builds, fetching the build requirements from the package index (about 30 s):
 hence the ``network`` marker. It needs a C compiler, which scripts/prove_wheel.sh keeps out of
