@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # CI stage: the package on a free-threaded CPython 3.13t with the GIL off.
 #
-# Builds or reuses the interpreter (scripts/build_freethreaded_python.sh), installs the
+# Uses the free-threaded interpreter given as its argument (GitHub Actions' setup-python
+# provides one), else builds or reuses one (scripts/build_freethreaded_python.sh); installs the
 # package into a fresh virtual environment of it, checks that importing it keeps the GIL
 # off, then runs the whole suite with PYTHON_GIL=0 (the stress tests of
-# tests/test_free_threading.py for more rounds than by default) and the free-threading
+# tests/core/test_free_threading.py for more rounds than by default) and the free-threading
 # benchmark once as a plain test. About 5 minutes on 2 cores with the interpreter cached.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python=$(bash scripts/build_freethreaded_python.sh)
+python=${1:-$(bash scripts/build_freethreaded_python.sh)}
+"$python" -c 'import sys, sysconfig; sys.exit(not sysconfig.get_config_var("Py_GIL_DISABLED"))' \
+    || { echo "$python is not a free-threaded build" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
