@@ -486,7 +486,7 @@ def test_a_trace_keeps_a_seed_above_the_tick_limit(tmp_path):
     assert InputTrace.load(path).header.seed == run_seed
 
 
-# -- the str, callable and timeout rules -----------------------------------------------------
+# -- the str, path, callable and timeout rules-------------------------------------------------
 
 
 @pytest.mark.parametrize("value", ["", "sim.speed", np.str_("x")])
@@ -504,6 +504,22 @@ def test_anything_else_is_not_a_str(bad):
 def test_an_optional_str_says_none_is_taken_too():
     with pytest.raises(TypeError, match="^label must be a str or None, got 3$"):
         check_str(3, "label", optional=True)
+
+
+@pytest.mark.parametrize("value, path", [("run.jsonl", "run.jsonl"), (Path("a/b.png"), "a/b.png"),
+                                         (b"x.trace", "x.trace")])
+def test_a_path_is_taken_as_a_str(value, path):
+    assert checks.check_path(value, "out") == path
+
+
+@pytest.mark.parametrize("bad, error, message", [
+    (3, TypeError, r"^out must be a path \(str or os.PathLike\), got 3$"),
+    (None, TypeError, r"^out must be a path \(str or os.PathLike\), got None$"),
+    ("", ValueError, "^out must name a file, got ''$"),
+])
+def test_anything_else_is_not_a_path(bad, error, message):
+    with pytest.raises(error, match=message):
+        checks.check_path(bad, "out")
 
 
 @pytest.mark.parametrize("value", [print, len, lambda: None, RandomStreams, Tiny().step])
@@ -551,10 +567,9 @@ def test_a_bad_timeout_is_refused_by_the_seconds_rule(bad, error):
             check_timeout(bad, forever=forever)
 
 
-# The compiled core restates the callable rule (clock.pxi, timers.pxi) and the wait's
-# timeout rule (WorldClock.wait_for_tick_change) in Cython, where cvcclock.checks cannot
-# reach: until the core calls a rule of its own for them, its refusals must read as the
-# rule's, word for word.
+# The callable and timeout rules live in the core (src/_core/checks.pxi), which calls them
+# itself (timers, cancel_all, wait_for_tick_change); cvcclock.checks re-exports them. So the
+# core's refusals are the rules', word for word.
 CORE_RESTATED = [
     (lambda c: c.every(0.01, 5), lambda: check_callable(5, "callback")),
     (lambda c: c.after_ticks(3, "f"), lambda: check_callable("f", "callback")),
@@ -573,6 +588,31 @@ def test_the_cores_restated_rules_refuse_as_the_rules_do(core_call, rule):
     with pytest.raises(type(by_rule.value)) as by_core:
         core_call(make_clock())
     assert str(by_core.value) == str(by_rule.value)
+
+
+def test_the_callable_and_timeout_rules_are_the_cores():
+    import cvcclock._core
+
+    assert check_callable is cvcclock._core.check_callable
+    assert check_timeout is cvcclock._core.check_timeout
+
+
+CORE_SOURCES = Path(__file__).resolve().parents[1] / "src" / "_core"
+
+
+def test_no_core_source_but_its_checks_restates_a_rule():
+    """The core's messages name MAX_TICK from its constant, and its callers call the rules."""
+    sources = sorted(CORE_SOURCES.glob("*.p*"))
+    assert len(sources) > 5, CORE_SOURCES
+    offenders = []
+    for path in sources:
+        if path.name == "checks.pxi":
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#")[0]
+            if ('f"' in code and "2**62" in code) or "must be callable" in code:
+                offenders.append(f"{path.name}:{number}: {line.strip()}")
+    assert offenders == []
 
 
 def test_the_cores_wait_takes_a_timeout_past_the_platform_limit_as_for_ever():

@@ -123,3 +123,72 @@ def check_bool(value, name):
     """Return ``value`` as a bool; only ``bool`` and ``numpy.bool_`` are taken (TypeError
     otherwise, naming ``name``)."""
     return _as_bool(value, name)
+
+
+def check_callable(value, name, what="callable", *, optional=False):
+    """Return ``value`` if it is callable (or None, with ``optional=True``).
+
+    Parameters
+    ----------
+    value : callable
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+    what : str
+        What the message says ``value`` must be, where a caller wants a kind of callable:
+        ``"a generator function"``. Only ``callable(value)`` is checked.
+    optional : bool
+        Whether None is taken too.
+
+    Returns
+    -------
+    callable or None
+        ``value``, unchanged.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not callable (nor None, with ``optional=True``).
+    """
+    if callable(value) or (optional and value is None):
+        return value
+    raise TypeError(f"{name} must be {what}{' or None' if optional else ''}, got {value!r}")
+
+
+def check_timeout(value, name="timeout", *, forever=True):
+    """Return ``value`` as a timeout in seconds, as ``WorldClock.wait_for_tick_change`` takes it.
+
+    A timeout is finite seconds >= 0 (``check_seconds``). The longest a thread can wait
+    with one is ``threading.TIMEOUT_MAX`` seconds (some 292 years on Linux).
+
+    Parameters
+    ----------
+    value : float or None
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+    forever : bool
+        True for a wait that may last for ever: None, or a timeout longer than
+        ``threading.TIMEOUT_MAX``, is returned as None (wait for ever). False for a timeout
+        that must be a number of seconds (a join that reports what it waited): None is
+        refused, and so is one longer than ``threading.TIMEOUT_MAX``.
+
+    Returns
+    -------
+    float or None
+        The timeout in seconds; None to wait for ever (only with ``forever=True``).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (nor None, with ``forever=True``).
+    ValueError
+        If it is NaN, infinite or negative, or (with ``forever=False``) longer than
+        ``threading.TIMEOUT_MAX``.
+    """
+    if not forever:
+        return _as_seconds(value, name, 0.0, threading.TIMEOUT_MAX)
+    if value is None:
+        return None
+    seconds = _as_seconds(value, name, 0.0, INFINITY)
+    return None if seconds > threading.TIMEOUT_MAX else seconds

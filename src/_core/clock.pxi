@@ -333,10 +333,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
             The new tick, or None on timeout.
         """
         cdef int64_t seen = _as_count(tick, "tick", -MAX_COUNT)
-        if timeout is not None:
-            timeout = _as_seconds(timeout, "timeout", 0.0)
-            if timeout > threading.TIMEOUT_MAX:
-                timeout = None   # longer than the platform can wait: for ever
+        timeout = check_timeout(timeout)   # longer than the platform can wait: None, for ever
         if self._tick != seen:
             return self._tick
         cond = self._condition()
@@ -633,8 +630,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         int
             How many timers it cancelled.
         """
-        if not callable(callback):
-            raise TypeError(f"callback must be callable, got {callback!r}")
+        check_callable(callback, "callback")
         cdef int claimed = _claim(self, "cancel_all")
         cdef Timer timer
         cdef int64_t n = 0
@@ -744,7 +740,8 @@ cdef StepResult _run_to_next_due(WorldClock clock):
 cdef inline int _grant(WorldClock clock, int64_t n, str call) except -1:
     """Owe n more quanta, refusing any that would take the tick past 2**62."""
     if n > MAX_COUNT - clock._tick - clock._owed:
-        raise ValueError(f"{call} of {n} quanta would take the tick past 2**62 "
+        raise ValueError(f"{call} of {n} quanta would take the tick past "
+                         f"MAX_TICK ({MAX_COUNT}) "
                          f"(tick {clock._tick})")
     clock._owed += n
     return 0

@@ -598,7 +598,8 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
         return hi > MAX_COUNT - most
 
     cdef int _raise_past_limit(self, str call, int64_t n, Py_ssize_t i) except -1:
-        raise ValueError(f"{call} of {n} quanta would take the tick of slot {i} past 2**62 "
+        raise ValueError(f"{call} of {n} quanta would take the tick of slot {i} past "
+                         f"MAX_TICK ({MAX_COUNT}) "
                          f"(tick {self._c.tick[i]})")
 
     cdef void _sync_slot(self, Py_ssize_t i) noexcept nogil:

@@ -36,7 +36,7 @@ cdef int64_t _whole_quanta(object dt, object fixed_dt, str name) except -1:
     cdef double k = floor(ratio + 0.5)
     if ratio > <double>MAX_COUNT:
         raise ValueError(f"{name}={dt!r} is {ratio:.6g} quanta of fixed_dt={fixed_dt!r}, "
-                         f"more than 2**62")
+                         f"more than MAX_TICK ({MAX_COUNT})")
     if k >= 1.0 and fabs(ratio - k) <= WHOLE_QUANTA_RTOL * ratio:
         return <int64_t>k
     if ratio < 1.0:

@@ -44,7 +44,7 @@ What one advancing call did: an immutable value.
         cdef int64_t d = _as_count(dropped, "dropped", 0)
         cdef double a = _as_fraction(alpha, "alpha")
         if n > MAX_COUNT - first:
-            raise ValueError(f"first_tick + steps must be <= 2**62, got {first} + {n}")
+            raise ValueError(f"first_tick + steps must be <= MAX_TICK ({MAX_COUNT}), got {first} + {n}")
         self.steps, self.first_tick, self.dropped, self.alpha = n, first, d, a
         self._made = True
 

@@ -256,8 +256,7 @@ cdef int64_t _resume_tick(Timer timer, int64_t now):
 
 cdef Timer _make_timer(WorldClock clock, int64_t period, int64_t delay, object callback,
                        object catch_up, str name):
-    if not callable(callback):
-        raise TypeError(f"callback must be callable, got {callback!r}")
+    check_callable(callback, "callback")
     if catch_up not in _CATCH_UPS:
         raise ValueError(f"catch_up must be 'each' or 'coalesce', got {catch_up!r}")
     cdef Timer timer = Timer.__new__(Timer)
@@ -267,7 +266,8 @@ cdef Timer _make_timer(WorldClock clock, int64_t period, int64_t delay, object c
     cdef int claimed = _claim(clock, "making a timer")
     try:
         if delay > MAX_COUNT - clock._tick:
-            raise ValueError(f"{name} of {delay} quanta from tick {clock._tick} falls past 2**62")
+            raise ValueError(f"{name} of {delay} quanta from tick {clock._tick} falls past "
+                             f"MAX_TICK ({MAX_COUNT})")
         timer._clock = clock
         timer._anchor = clock._tick
         timer._seq = clock._timer_seq

@@ -2,7 +2,7 @@
 
 import enum
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, NoReturn, SupportsIndex, final, overload
+from typing import Any, ClassVar, Literal, NoReturn, SupportsIndex, TypeVar, final, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -779,6 +779,127 @@ def _new_timer() -> Timer:
     """Unpickle a Timer: a bare handle, filled by its own and its clock's ``__setstate__``."""
 def _config_from_dict(fields: dict[str, Any]) -> ClockConfig: ...
 def _follower_from_state(period: int, last_tick: int, discontinuities: int) -> ClockFollower: ...
+
+_T = TypeVar("_T")
+
+@overload
+def check_callable(value: _T, name: str, what: str = ..., *, optional: Literal[False] = ...
+                   ) -> _T:
+    """Return ``value`` if it is callable (or None, with ``optional=True``).
+
+    Parameters
+    ----------
+    value : callable
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+    what : str
+        What the message says ``value`` must be, where a caller wants a kind of callable:
+        ``"a generator function"``. Only ``callable(value)`` is checked.
+    optional : bool
+        Whether None is taken too.
+
+    Returns
+    -------
+    callable or None
+        ``value``, unchanged.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not callable (nor None, with ``optional=True``).
+    """
+@overload
+def check_callable(value: _T, name: str, what: str = ..., *, optional: bool) -> _T | None:
+    """Return ``value`` if it is callable (or None, with ``optional=True``).
+
+    Parameters
+    ----------
+    value : callable
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+    what : str
+        What the message says ``value`` must be, where a caller wants a kind of callable:
+        ``"a generator function"``. Only ``callable(value)`` is checked.
+    optional : bool
+        Whether None is taken too.
+
+    Returns
+    -------
+    callable or None
+        ``value``, unchanged.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not callable (nor None, with ``optional=True``).
+    """
+@overload
+def check_timeout(value: object, name: str = ..., *, forever: Literal[True] = ...
+                  ) -> float | None:
+    """Return ``value`` as a timeout in seconds, as ``WorldClock.wait_for_tick_change`` takes it.
+
+    A timeout is finite seconds >= 0 (``check_seconds``). The longest a thread can wait
+    with one is ``threading.TIMEOUT_MAX`` seconds (some 292 years on Linux).
+
+    Parameters
+    ----------
+    value : float or None
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+    forever : bool
+        True for a wait that may last for ever: None, or a timeout longer than
+        ``threading.TIMEOUT_MAX``, is returned as None (wait for ever). False for a timeout
+        that must be a number of seconds (a join that reports what it waited): None is
+        refused, and so is one longer than ``threading.TIMEOUT_MAX``.
+
+    Returns
+    -------
+    float or None
+        The timeout in seconds; None to wait for ever (only with ``forever=True``).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (nor None, with ``forever=True``).
+    ValueError
+        If it is NaN, infinite or negative, or (with ``forever=False``) longer than
+        ``threading.TIMEOUT_MAX``.
+    """
+@overload
+def check_timeout(value: object, name: str = ..., *, forever: Literal[False]) -> float:
+    """Return ``value`` as a timeout in seconds, as ``WorldClock.wait_for_tick_change`` takes it.
+
+    A timeout is finite seconds >= 0 (``check_seconds``). The longest a thread can wait
+    with one is ``threading.TIMEOUT_MAX`` seconds (some 292 years on Linux).
+
+    Parameters
+    ----------
+    value : float or None
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+    forever : bool
+        True for a wait that may last for ever: None, or a timeout longer than
+        ``threading.TIMEOUT_MAX``, is returned as None (wait for ever). False for a timeout
+        that must be a number of seconds (a join that reports what it waited): None is
+        refused, and so is one longer than ``threading.TIMEOUT_MAX``.
+
+    Returns
+    -------
+    float or None
+        The timeout in seconds; None to wait for ever (only with ``forever=True``).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (nor None, with ``forever=True``).
+    ValueError
+        If it is NaN, infinite or negative, or (with ``forever=False``) longer than
+        ``threading.TIMEOUT_MAX``.
+    """
 
 @disjoint_base
 class ClockBank:

@@ -1,8 +1,8 @@
 """The argument rules every part of cvcclock shares, so each rule and its message lives once.
 
-The numeric rules are the compiled core's own; this module gives the Python layer (and hosts
-that wrap cvcclock) the same checks the clock applies, and adds the rules the core has no
-argument for:
+The numeric, callable and timeout rules are the compiled core's own (it calls them itself);
+this module gives the Python layer (and hosts that wrap cvcclock) the same checks the clock
+applies, and adds the rules the core has no argument for (seeds, strings):
 
 - ``check_seconds(value, name, minimum=0.0, maximum=inf)``: a finite real number of seconds;
 - ``check_real(value, name)``: a finite real number of either sign;
@@ -11,6 +11,7 @@ argument for:
 - ``check_bool(value, name)``: a ``bool`` or ``numpy.bool_``, nothing else;
 - ``check_seed(value, name="seed")``: a run's seed, a non-negative integer of any size;
 - ``check_str(value, name)``: a ``str``;
+- ``check_path(value, name)``: a file's path, a ``str`` or ``os.PathLike``;
 - ``check_callable(value, name)``: anything callable;
 - ``check_timeout(value, name="timeout")``: a wait's timeout, None or seconds;
 - ``MAX_TICK``: 2**62, the largest tick, count or due tick.
@@ -21,13 +22,21 @@ A wrong type raises TypeError, a wrong value ValueError; both name the argument 
 from __future__ import annotations
 
 import operator
-import threading
+import os
 from typing import Literal, TypeVar, overload
 
-from cvcclock._core import MAX_TICK, check_bool, check_count, check_real, check_seconds
+from cvcclock._core import (
+    MAX_TICK,
+    check_bool,
+    check_callable,
+    check_count,
+    check_real,
+    check_seconds,
+    check_timeout,
+)
 
-__all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_real",
-           "check_seconds", "check_seed", "check_str", "check_timeout"]
+__all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_path",
+           "check_real", "check_seconds", "check_seed", "check_str", "check_timeout"]
 
 T = TypeVar("T")
 
@@ -101,77 +110,32 @@ def check_str(value: object, name: str, *, optional: bool = False) -> str | None
     raise TypeError(f"{name} must be a str{' or None' if optional else ''}, got {value!r}")
 
 
-def check_callable(value: T, name: str, what: str = "callable", *, optional: bool = False) -> T:
-    """Return ``value`` if it is callable (or None, with ``optional=True``).
+def check_path(value: object, name: str) -> str:
+    """Return ``value``, a file's path, as a str.
 
     Parameters
     ----------
-    value : callable
-        The argument to check.
+    value : str or os.PathLike
+        The argument to check (``pathlib.Path`` and bytes paths too).
     name : str
         The argument's name, for the error message.
-    what : str
-        What the message says ``value`` must be, where a caller wants a kind of callable:
-        ``"a generator function"``. Only ``callable(value)`` is checked.
-    optional : bool
-        Whether None is taken too.
 
     Returns
     -------
-    callable or None
-        ``value``, unchanged.
+    str
+        ``os.fsdecode(os.fspath(value))``.
 
     Raises
     ------
     TypeError
-        If ``value`` is not callable (nor None, with ``optional=True``).
-    """
-    if callable(value) or (optional and value is None):
-        return value
-    raise TypeError(f"{name} must be {what}{' or None' if optional else ''}, got {value!r}")
-
-
-@overload
-def check_timeout(value: object, name: str = ..., *,
-                  forever: Literal[True] = ...) -> float | None: ...
-@overload
-def check_timeout(value: object, name: str = ..., *, forever: Literal[False]) -> float: ...
-
-
-def check_timeout(value: object, name: str = "timeout", *, forever: bool = True) -> float | None:
-    """Return ``value`` as a timeout in seconds, as ``WorldClock.wait_for_tick_change`` takes it.
-
-    A timeout is finite seconds >= 0 (``check_seconds``). The longest a thread can wait
-    with one is ``threading.TIMEOUT_MAX`` seconds (some 292 years on Linux).
-
-    Parameters
-    ----------
-    value : float or None
-        The argument to check.
-    name : str
-        The argument's name, for the error message.
-    forever : bool
-        True for a wait that may last for ever: None, or a timeout longer than
-        ``threading.TIMEOUT_MAX``, is returned as None (wait for ever). False for a timeout
-        that must be a number of seconds (a join that reports what it waited): None is
-        refused, and so is one longer than ``threading.TIMEOUT_MAX``.
-
-    Returns
-    -------
-    float or None
-        The timeout in seconds; None to wait for ever (only with ``forever=True``).
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number (nor None, with ``forever=True``).
+        If ``value`` is not a str, bytes or ``os.PathLike``.
     ValueError
-        If it is NaN, infinite or negative, or (with ``forever=False``) longer than
-        ``threading.TIMEOUT_MAX``.
+        If it is empty.
     """
-    if not forever:
-        return check_seconds(value, name, maximum=threading.TIMEOUT_MAX)
-    if value is None:
-        return None
-    seconds = check_seconds(value, name)
-    return None if seconds > threading.TIMEOUT_MAX else seconds
+    try:
+        path = os.fsdecode(os.fspath(value))   # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {value!r}") from None
+    if not path:
+        raise ValueError(f"{name} must name a file, got {value!r}")
+    return path

@@ -172,5 +172,5 @@ def test_plot_target_decides_the_file_from_the_extension():
         plot_target("out.txt")
     with pytest.raises(ValueError, match="path must name a file"):
         plot_target("")
-    with pytest.raises(TypeError, match="path must be a str or path-like, got 3"):
+    with pytest.raises(TypeError, match=r"path must be a path \(str or os.PathLike\), got 3"):
         plot_target(3)

@@ -61,7 +61,7 @@ from cvcclock.batch._records import (
     options_text,
     scenario_reference,
 )
-from cvcclock.checks import check_bool, check_count, check_seconds, check_seed
+from cvcclock.checks import check_bool, check_count, check_path, check_seconds, check_seed
 from cvcclock.scenario._arguments import check_time_limit
 from cvcclock.scenario.runner import check_dt
 from cvcclock.scenario.scenarios import Scenario
@@ -195,11 +195,11 @@ def _check(scenario: Scenario, seeds: Iterable[int], executor: Executor, workers
                         f"one, or a distributed.Client, got {executor!r}")
     if chunk_size is not None:
         chunk_size = check_count(chunk_size, "chunk_size", minimum=1, maximum=_MAX_CHUNK)
-    if out is not None and not isinstance(out, (str, os.PathLike)):
-        raise TypeError(f"out must be a path (str or os.PathLike), got {out!r}")
+    if out is not None:
+        out = check_path(out, "out")
     return _Batch(dump_scenario(scenario), scenario_reference(scenario), _check_seeds(seeds),
                   options, executor, workers, chunk_size,
-                  None if out is None else os.fspath(out), reporter(progress))
+                  out, reporter(progress))
 
 
 def _check_options(kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from cvcclock._extras import install_hint
+from cvcclock.checks import check_path
 from cvcclock.demo._recording import (
     _STALL_FRAME,
     _STALL_WALL,
@@ -73,12 +74,7 @@ def plot_target(path: str | os.PathLike[str]) -> str:
     ImportError
         If matplotlib is not installed (the message says how to install it).
     """
-    try:
-        name = os.fsdecode(os.fspath(path))
-    except TypeError:
-        raise TypeError(f"path must be a str or path-like, got {path!r}") from None
-    if not name:
-        raise ValueError("path must name a file, got ''")
+    name = check_path(path, "path")
     _matplotlib()
     from matplotlib.backend_bases import FigureCanvasBase
 
