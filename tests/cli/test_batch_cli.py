@@ -106,8 +106,11 @@ def test_an_out_file_of_another_batch_exits_2(tmp_path):
     assert f"holds results of scenario {CLOSE_CALL} with options {{}}" in proc.stderr
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGINT to send to one process")
-def test_sigint_stops_the_batch_and_the_same_command_resumes_it(tmp_path):
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no signal to send to one process")
+@pytest.mark.parametrize("signum, status, word", [(signal.SIGINT, 130, "interrupted"),
+                                                  (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_stops_the_batch_and_the_same_command_resumes_it(tmp_path, signum, status,
+                                                                   word):
     out = tmp_path / "runs.jsonl"
     args = ("support.batch_scenarios:Slow", "--seeds", "0:120", "--workers", 2, "--out", out)
     proc = start_batch(*args)
@@ -117,15 +120,14 @@ def test_sigint_stops_the_batch_and_the_same_command_resumes_it(tmp_path):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "no results written"
             time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, signum)
         _, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate(timeout=30)
-    assert proc.returncode == 130, stderr
-    assert ("interrupted; the finished runs are in" in stderr
-            and "run the same command again" in stderr)
+    assert proc.returncode == status, stderr
+    assert f"{word}; the finished runs are in {out}: run the same command again" in stderr
     done = read_results(out)
     assert 20 <= len(done) < 120
     again = batch(*args)

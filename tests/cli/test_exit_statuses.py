@@ -30,7 +30,6 @@ from cvcclock._extras import install_hint
 from cvcclock.bench import GOALS, print_table
 from cvcclock.demo import Spring
 from cvcclock.replay import Recorder
-from cvcclock.scenario import read_results
 
 TESTS = pathlib.Path(__file__).parents[1]
 PACKAGE = pathlib.Path(cvcclock.__file__).parent
@@ -124,32 +123,6 @@ def test_input_the_batch_cannot_use_is_2_without_a_usage_line(tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert "usage:" not in proc.stderr
     assert proc.stderr.startswith("cvcclock batch: error: ")
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="no SIGTERM to send to one process")
-def test_sigterm_stops_a_batch_with_143_and_the_same_command_resumes_it(tmp_path):
-    out = tmp_path / "runs.jsonl"
-    args = ("support.batch_scenarios:Slow", "--seeds", "0:120", "--workers", 2, "--out", out)
-    proc = subprocess.Popen([sys.executable, "-c", BATCH, *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=TESTS)
-    try:
-        deadline = time.monotonic() + 60
-        while not out.exists() or out.read_bytes().count(b"\n") < 20:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no results written"
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGTERM)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=30)
-    assert proc.returncode == 143, stderr
-    assert f"terminated; the finished runs are in {out}: run the same command again" in stderr
-    assert 20 <= len(read_results(out)) < 120
-    again = python(BATCH, *args)
-    assert again.returncode == 0, again.stderr
-    assert sorted(r.seed for r in read_results(out)) == list(range(120))
 
 
 # -- replay: a trace of another world ----------------------------------------------------------
