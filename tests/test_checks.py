@@ -25,16 +25,16 @@ from hypothesis import strategies as st
 import cvcclock
 import cvcclock.pycvc as pycvc
 from cvcclock import ClockConfig, ClockFollower, FrameLoop, SimThread, WorldClock, checks
-from cvcclock.batch import simulate_many
+from cvcclock.batch import read_results, simulate_many
 from cvcclock.binding import WorldClockBinding
 from cvcclock.checks import MAX_TICK, check_callable, check_seed, check_str, check_timeout
+from cvcclock.demo import save_recording
 from cvcclock.keys import WorldClockKeys
 from cvcclock.replay import InputTrace, Recorder, TraceHeader
 from cvcclock.scenario import (
     PointMassSimulator,
     Simulation,
     SimulationResult,
-    read_results,
     simulate,
 )
 from cvcclock.scenario.runner import derive_seed
@@ -520,6 +520,29 @@ def test_a_path_is_taken_as_a_str(value, path):
 def test_anything_else_is_not_a_path(bad, error, message):
     with pytest.raises(error, match=message):
         checks.check_path(bad, "out")
+
+
+def _a_trace():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    recorder = Recorder(Tiny(), clock, 0.01)
+    clock.advance_ticks(3)
+    recorder.pump()
+    return recorder.trace()
+
+
+@pytest.mark.parametrize("call", [
+    lambda bad: _a_trace().save(bad),
+    InputTrace.load,
+    read_results,
+    save_recording,
+    lambda bad: list(simulate_many(CloseCall(), [0], out=bad)),
+], ids=["InputTrace.save", "InputTrace.load", "read_results", "save_recording", "out="])
+@pytest.mark.parametrize("bad", [5, 2.5, ["runs.jsonl"]])
+def test_every_call_that_takes_a_file_takes_a_path_only(call, bad):
+    """A file descriptor (an int) is not a path: open() would take it, and close it."""
+    with pytest.raises(TypeError, match=r"must be a path \(str or os.PathLike\), got "
+                                        + re.escape(repr(bad)) + "$"):
+        call(bad)
 
 
 @pytest.mark.parametrize("value", [print, len, lambda: None, RandomStreams, Tiny().step])

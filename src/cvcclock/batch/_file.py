@@ -33,6 +33,7 @@ from cvcclock.batch._records import (
     decode_record,
     read_head,
 )
+from cvcclock.checks import check_path
 
 try:
     import fcntl
@@ -126,7 +127,7 @@ def read_results(path: str | os.PathLike[str]) -> list[BatchResult]:
         If a line other than the last is not a results record, or a seed is recorded
         twice.
     """
-    name = os.fspath(path)
+    name = check_path(path, "path")
     with open(name, "rb") as f:
         entries = sorted(_scan(f, name).entries, key=lambda e: e.head.seed)
         results = []

@@ -18,7 +18,7 @@ import random
 from collections.abc import Callable
 
 from cvcclock import ClockConfig, Mode, StepResult, WorldClock
-from cvcclock.checks import check_count, check_real, check_seconds
+from cvcclock.checks import check_count, check_path, check_real, check_seconds
 from cvcclock.demo._spring import FIXED_DT, FRAME, TICKS, Spring, State
 from cvcclock.replay import Divergence, InputTrace, Recorder, Replayer
 
@@ -137,12 +137,13 @@ def save_recording(path: str | os.PathLike[str]) -> str:
     OSError
         If the file cannot be written.
     """
+    path = check_path(path, "path")
     trace = record_demo().trace
     size = trace.save(path)
     bare = InputTrace(trace.header, (), trace.hashes, trace.end_tick)
     per_input = (size - sum(len(line) + 1 for line in bare.lines())) / len(trace.inputs)
     return (f"recorded {len(trace.inputs)} inputs and {len(trace.hashes)} state hashes to "
-            f"{os.fspath(path)}: {size} bytes, {per_input:.1f} bytes per input")
+            f"{path}: {size} bytes, {per_input:.1f} bytes per input")
 
 
 def _frame(pacing: str) -> tuple[Mode, Callable[[WorldClock], StepResult]]:

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 from cvcclock._core import WorldClock, ticks_per_step
 from cvcclock._version import __version__
-from cvcclock.checks import MAX_TICK, check_count, check_seconds, check_seed, check_str
+from cvcclock.checks import MAX_TICK, check_count, check_path, check_seconds, check_seed, check_str
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Input", "InputTrace", "JSONValue", "TraceFormatError",
            "TraceHeader", "check_json_value"]
@@ -285,6 +285,7 @@ class InputTrace:
         int
             The file's size in bytes.
         """
+        path = check_path(path, "path")
         data = "".join(line + "\n" for line in self.lines()).encode("utf-8")
         with open(path, "wb") as file:
             file.write(data)
@@ -313,12 +314,13 @@ class InputTrace:
         OSError
             If the file cannot be opened.
         """
+        path = check_path(path, "path")
         with open(path, "rb") as file:
             data = file.read()
         try:
             return cls.from_lines(data.split(b"\n"))
         except TraceFormatError as error:
-            raise TraceFormatError(f"{os.fspath(path)}, {error}", error.line) from None
+            raise TraceFormatError(f"{path}, {error}", error.line) from None
 
     @classmethod
     def from_lines(cls, lines: Sequence[bytes | str]) -> InputTrace:
