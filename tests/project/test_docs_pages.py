@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from support.ci_script import ci_commands
 from support.pasted import TIMEOUT, check_ran, run_as_a_user_would
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,7 +168,7 @@ def test_the_docs_start_with_install_and_first_run():
     # A frame loop to paste into a file, run here; the demo, record and replay, run here too.
     loop = [b for b in start if b.language == "python" and "while clock.t" in b.code]
     assert len(loop) == 1 and loop[0] in PYTHON and loop[0].prints
-    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    ci = ci_commands()
     ran = [c for b in start if b in RUN for c in console_session(b)[0]]
     assert "python -m cvcclock demo" in ran and "python -m cvcclock demo" in ci
     replay = "python -m cvcclock demo --record run.trace && python -m cvcclock replay " \

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from support.ci_script import ci_commands
 from support.pasted import TIMEOUT, check_ran, is_test_module, run_as_a_user_would
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -139,10 +140,7 @@ def test_the_readme_installs_once_with_the_extras_from_a_checkout_and_from_an_in
 
 
 def test_the_readme_test_command_is_the_one_ci_runs():
-    # .ci/run runs each stage in a function (indented), and ends a `&&` list with `|| exit`
-    # where errexit would not see its failure.
-    ci = [line.strip().removesuffix(" || exit")
-          for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    ci = ci_commands()
     tests = [c for c in sh_lines(TEXT) if c.endswith("pytest")]
     assert tests == ["pip install '.[test]' && pytest"]
     assert tests[0] in ci
