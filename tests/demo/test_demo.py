@@ -103,6 +103,16 @@ def test_the_demo_exits_1_for_a_broken_contract_even_when_the_reader_left():
     assert (proc.returncode, proc.stderr) == (1, "")
 
 
+def test_a_reader_that_leaves_on_the_record_line_keeps_the_contracts_status(tmp_path):
+    """The report prints nothing here, so the pipe breaks on the line --record prints."""
+    code = ("import sys, cvcclock.demo as demo; from cvcclock.cli import main; "
+            "demo.contract_violations = lambda results: ['live 2x']; "
+            "demo.print_report = lambda results, out=None: None; "
+            f"sys.exit(main(['demo', '--record', {str(tmp_path / 'run.trace')!r}]))")
+    proc = run_into_a_closed_pipe(code=code)
+    assert (proc.returncode, proc.stderr) == (1, "")
+
+
 @pytest.mark.parametrize("args", [["demo"], ["bench", *BENCH_TINY],
                                   ["--help"], ["demo", "--help"]])
 def test_an_ascii_stdout_shows_everything(args):

@@ -34,7 +34,6 @@ exit status: 0 the contract held; 1 it is broken; 2 a file not written or an
 unusable --plot; 130 interrupted."""
 
 
-
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``demo`` command to an ``add_subparsers()`` object; return its parser."""
     demo: argparse.ArgumentParser = commands.add_parser(
@@ -62,12 +61,13 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print_report(results)
     for path, make in ((args.record, "save_recording"), (args.plot, "plot_pacing")):
         if path is not None:
-            status = _demo_file(path, make) or status
+            status = _demo_file(path, make, status)
     return status
 
 
-def _demo_file(path: str, make: str) -> int:
-    """Write the recording or the picture to ``path``; 0, or 2 if it could not be written."""
+def _demo_file(path: str, make: str, status: int) -> int:
+    """Write the recording or the picture to ``path``; the status so far, or 2 if it could not
+    be written (a reader that leaves early keeps the status so far)."""
     from cvcclock.demo import plot_pacing, save_recording
 
     write = save_recording if make == "save_recording" else plot_pacing
@@ -76,6 +76,6 @@ def _demo_file(path: str, make: str) -> int:
     except (OSError, ImportError) as error:
         print(f"cvcclock demo: {path}: {error}", file=sys.stderr)
         return 2
-    with reader_may_leave(0):
+    with reader_may_leave(status):
         print(line)
-    return 0
+    return status
