@@ -20,6 +20,7 @@ import threading
 
 import pytest
 
+from cvcclock.batch import refused
 from cvcclock.scenario import (
     FailedRun,
     SimulationResult,
@@ -235,6 +236,28 @@ def test_an_out_file_of_another_batch_is_refused_untouched(pool, tmp_path):
     with pytest.raises(ValueError, match=r"line 1: not a cvcclock results record"):
         next(simulate_many(CloseCall(), range(3), executor=pool, out=other))
     assert out.read_bytes() == before and other.read_text() == "my notes\nnot results"
+
+
+def test_a_refusal_says_so_and_an_error_from_elsewhere_does_not(pool, tmp_path):
+    """refused(e): the call was wrong (fix the call); anything else keeps its traceback."""
+    out = tmp_path / "runs.jsonl"
+    list(simulate_many(CloseCall(), range(3), executor=pool, out=out))
+    refusals = [
+        lambda: simulate_many(CloseCall(), [1], workers=0),                      # an argument
+        lambda: next(simulate_many(Flaky(), range(3), executor=pool, out=out)),  # another's file
+        lambda: next(simulate_many(CloseCall(), [1], executor=lambda: 5)),       # no executor
+    ]
+    for call in refusals:
+        with pytest.raises((TypeError, ValueError)) as caught:
+            call()
+        assert refused(caught.value), caught.value
+
+    def broken_progress(done, total, failed):
+        raise ValueError("a bug in the caller's callback")
+
+    with pytest.raises(ValueError, match="a bug in the caller's callback") as caught:
+        list(simulate_many(CloseCall(), range(2), executor=pool, progress=broken_progress))
+    assert not refused(caught.value)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="no advisory file lock on Windows (documented)")

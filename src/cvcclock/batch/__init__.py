@@ -15,10 +15,11 @@ from cvcclock._public import publish
 from cvcclock.batch._file import read_results
 from cvcclock.batch._progress import ProgressCallback
 from cvcclock.batch._records import BatchResult, FailedRun
-from cvcclock.batch._simulate import TARGET_CHUNK_SECONDS, Executor, simulate_many
+from cvcclock.batch._simulate import TARGET_CHUNK_SECONDS, Executor, refused, simulate_many
 from cvcclock.batch._summary import BatchSummary, Statistic, summarize
 
 __all__ = ["TARGET_CHUNK_SECONDS", "BatchResult", "BatchSummary", "Executor", "FailedRun",
-           "ProgressCallback", "Statistic", "read_results", "simulate_many", "summarize"]
+           "ProgressCallback", "Statistic", "read_results", "refused", "simulate_many",
+           "summarize"]
 
 publish(__name__, globals(), __all__)

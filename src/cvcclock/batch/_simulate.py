@@ -66,7 +66,7 @@ from cvcclock.scenario._arguments import check_time_limit
 from cvcclock.scenario.runner import check_dt
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["TARGET_CHUNK_SECONDS", "Executor", "simulate_many"]
+__all__ = ["TARGET_CHUNK_SECONDS", "Executor", "refused", "simulate_many"]
 
 TARGET_CHUNK_SECONDS = 0.1
 """The work a chunk aims at, in seconds of the workers' time (see the module doc)."""
@@ -170,8 +170,36 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
     RuntimeError
         When iterated: another batch is writing to ``out``.
     """
-    batch = _check(scenario, seeds, executor, workers, chunk_size, out, progress, simulate_kwargs)
+    try:
+        batch = _check(scenario, seeds, executor, workers, chunk_size, out, progress,
+                       simulate_kwargs)
+    except (TypeError, ValueError) as error:
+        error.add_note(REFUSED)
+        raise
     return _run(batch)
+
+
+REFUSED = "(simulate_many refused the call before running anything)"
+
+
+def refused(error: BaseException) -> bool:
+    """Whether ``simulate_many`` raised ``error`` to refuse its call, before any run.
+
+    A refusal is bad arguments, a scenario that cannot be pickled, an ``out`` file of another
+    batch or one another batch is writing, or an executor that cannot be made: something to
+    fix in the call. Anything else came from a run, a worker or a bug, and keeps its
+    traceback.
+
+    Parameters
+    ----------
+    error : BaseException
+        What iterating ``simulate_many(...)``, or calling it, raised.
+
+    Returns
+    -------
+    bool
+    """
+    return REFUSED in getattr(error, "__notes__", ())
 
 
 # -- phase 1: the arguments -----------------------------------------------------------------
@@ -344,7 +372,11 @@ class _Chunks:
 
 
 def _run(batch: _Batch) -> Iterator[BatchResult]:
-    store = _open_store(batch)
+    try:
+        store = _open_store(batch)
+    except (ValueError, RuntimeError, OSError) as error:
+        error.add_note(REFUSED)
+        raise
     report = batch.report
     backend: Backend | None = None
     interrupted = True
@@ -393,7 +425,9 @@ def _backend(batch: _Batch) -> Backend:
         return FuturesBackend(executor, None, cpu_count(), task)
     made = executor()
     if not isinstance(made, cf.Executor):
-        raise TypeError(f"executor() must return a concurrent.futures.Executor, got {made!r}")
+        error = TypeError(f"executor() must return a concurrent.futures.Executor, got {made!r}")
+        error.add_note(REFUSED)
+        raise error
     return FuturesBackend(made, executor, cpu_count(), task)
 
 

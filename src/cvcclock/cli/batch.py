@@ -335,7 +335,7 @@ def _raised_by_a_task(error: BaseException) -> bool:
 
 def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: int | None,
                out: str | None, max_steps: int | None) -> int:
-    from cvcclock.batch import simulate_many, summarize
+    from cvcclock.batch import refused, simulate_many, summarize
 
     try:
         summary = summarize(simulate_many(scenario, seeds, executor=client, workers=workers,
@@ -346,6 +346,8 @@ def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: i
         print(f"cvcclock batch: {_stopped(e)}{resume}", file=sys.stderr)
         return _TERMINATED if isinstance(e, _Terminated) else _INTERRUPTED
     except ImportError as e:
+        if not _raised_by_a_task(e):
+            raise
         # The scenario imported here, so this is a worker's: its class goes by reference.
         raise _Refused(_cannot_import(e, module, client)) from None
     except AttributeError as e:
@@ -356,6 +358,8 @@ def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: i
         raise _Refused(f"{where} could not load the scenario ({e}): install the same version "
                        f"of {module!r} on them") from None
     except (TypeError, ValueError, RuntimeError, OSError) as e:
+        if not refused(e):
+            raise       # a bug, not the user's input: its traceback says where
         # an out file of another batch, a locked one, a scenario that does not pickle
         raise _Refused(str(e)) from None
     status = 1 if summary.failed else 0
