@@ -82,7 +82,7 @@ def pools():
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip(
-        "distributed", reason="the dask-2 row needs pip install 'cvcclock[dask]'"
+        "distributed", reason="the dask-2 row needs Dask: pip install '.[dask]' in a checkout"
     )
     with (
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,

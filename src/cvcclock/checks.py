@@ -14,6 +14,7 @@ applies, and adds the rules the core has no argument for (seeds, strings):
 - ``check_path(value, name)``: a file's path, a ``str`` or ``os.PathLike``;
 - ``check_callable(value, name)``: anything callable;
 - ``check_timeout(value, name="timeout")``: a wait's timeout, None or seconds;
+- ``check_time_limit(value, name="time_limit")``: a run's time limit, seconds or ``math.inf``;
 - ``MAX_TICK``: 2**62, the largest tick, count or due tick.
 
 A wrong type raises TypeError, a wrong value ValueError; both name the argument and the value.
@@ -21,6 +22,7 @@ A wrong type raises TypeError, a wrong value ValueError; both name the argument 
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 from typing import Literal, TypeVar, overload
@@ -36,7 +38,8 @@ from cvcclock._core import (
 )
 
 __all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_path",
-           "check_real", "check_seconds", "check_seed", "check_str", "check_timeout"]
+           "check_real", "check_seconds", "check_seed", "check_str", "check_time_limit",
+           "check_timeout"]
 
 T = TypeVar("T")
 
@@ -139,3 +142,33 @@ def check_path(value: object, name: str) -> str:
     if not path:
         raise ValueError(f"{name} must name a file, got {value!r}")
     return path
+
+
+def check_time_limit(value: object, name: str = "time_limit") -> float:
+    """Return ``value`` as a run's time limit in seconds: ``check_seconds``, or ``math.inf``
+    for none, on purpose (the run ends when its scenario does, however long that takes).
+
+    Parameters
+    ----------
+    value : float
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is NaN, negative or ``-inf``.
+    """
+    try:
+        return check_seconds(value, name)
+    except ValueError as e:
+        if value == math.inf:   # check_seconds took it as a real number: this one is +inf
+            return math.inf
+        raise ValueError(f"{e} (or math.inf for no limit)") from None

@@ -124,7 +124,7 @@ def test_a_dask_batch_stopped_midway_resumes_with_each_seed_once(cluster_of_two,
 
 def test_the_command_runs_on_a_dask_scheduler(cluster_of_two, tmp_path):
     out = tmp_path / "runs.jsonl"
-    main = "import sys; from cvcclock.cli.batch import main; sys.exit(main())"
+    main = "import sys; from cvcclock.cli import main; sys.exit(main(['batch', *sys.argv[1:]]))"
     proc = subprocess.run([sys.executable, "-c", main, "support.batch_scenarios:CloseCall",
                            "--seeds", "0:12",
                            "--scheduler", cluster_of_two.scheduler.address, "--out", str(out)],
@@ -137,7 +137,7 @@ def test_the_command_runs_on_a_dask_scheduler(cluster_of_two, tmp_path):
 # -- the command on Dask: a cluster of its own (--dask N), workers that cannot import ------------
 
 SUPPORT = Path(__file__).parents[1] / "support" / "batch_scenarios.py"
-MAIN = "import sys; from cvcclock.cli.batch import main; sys.exit(main())"
+MAIN = "import sys; from cvcclock.cli import main; sys.exit(main(['batch', *sys.argv[1:]]))"
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from support.batch_scenarios import CloseCall, Flaky, Slow, comparable, fast, se
 TESTS = Path(__file__).parents[1]
 CLOSE_CALL = "support.batch_scenarios:CloseCall"
 FLAKY = "support.batch_scenarios:Flaky"
-MAIN = "import sys; from cvcclock.cli.batch import main; sys.exit(main())"
+MAIN = "import sys; from cvcclock.cli import main; sys.exit(main(['batch', *sys.argv[1:]]))"
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +36,7 @@ def watchdog():
 
 
 def batch(*args, timeout=60):
-    """``cvcclock batch ARGS`` through batch_cli.main; the finished process."""
+    """``cvcclock batch ARGS`` through cvcclock.cli.main; the finished process."""
     return subprocess.run([sys.executable, "-c", MAIN, *map(str, args)], capture_output=True,
                           text=True, cwd=TESTS, timeout=timeout)
 

@@ -33,7 +33,7 @@ from cvcclock.replay import Recorder
 
 TESTS = pathlib.Path(__file__).parents[1]
 PACKAGE = pathlib.Path(cvcclock.__file__).parent
-BATCH = "import sys; from cvcclock.cli.batch import main; sys.exit(main())"
+BATCH = "import sys; from cvcclock.cli import main; sys.exit(main(['batch', *sys.argv[1:]]))"
 NO_DASK = ("import sys; sys.modules['distributed'] = None; "
            "from cvcclock.__main__ import main; sys.exit(main())")
 CLOSE_CALL = "support.batch_scenarios:CloseCall"

@@ -7,7 +7,11 @@
 - ``scenario`` imports no ``batch`` (but for its lazy re-export of the moved names);
 - nothing imports ``cli`` but ``cvcclock.__main__``.
 
-Every module of the package may use the private helpers ``_version`` and ``_public``. Imports
+- no wing imports another wing's private modules (``cvcclock.batch._simulate`` may not import
+  ``cvcclock.scenario._arguments``): wings talk through each other's public names.
+
+Every module of the package may use the private helpers ``_version``, ``_public`` and
+``_extras``. Imports
 inside functions count: a layer that reaches up lazily still reaches up. An AST scan, not
 import-linter: the rules are few and this keeps the test dependencies as they are.
 """
@@ -25,7 +29,7 @@ import cvcclock
 
 PACKAGE = pathlib.Path(cvcclock.__file__).parent
 CORE_SOURCES = pathlib.Path(__file__).resolve().parents[2] / "src" / "_core"
-HELPERS = {"cvcclock._version", "cvcclock._public"}
+HELPERS = {"cvcclock._version", "cvcclock._public", "cvcclock._extras"}
 DRIVERS = {"binding", "keys", "loop", "threads", "pycvc"}
 DRIVER_MAY_IMPORT = {"cvcclock._core", "cvcclock.checks", "cvcclock.keys"}
 # The one import of a higher layer the contract allows, by (module, imported module).
@@ -113,6 +117,20 @@ def test_replay_imports_no_scenario_batch_demo_bench_or_cli():
 def test_scenario_imports_no_batch_but_for_its_lazy_reexport():
     bad = violations(lambda s, t: within(s, "cvcclock.scenario") and within(t, "cvcclock.batch")
                      and (s, t) != LAZY_REEXPORT)
+    assert bad == []
+
+
+WINGS = ("replay", "scenario", "batch", "cli", "demo", "bench")
+
+
+def wing_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in WINGS else None
+
+
+def test_no_wing_imports_another_wings_private_modules():
+    bad = violations(lambda s, t: wing_of(t) is not None and wing_of(t) != wing_of(s)
+                     and any(part.startswith("_") for part in t.split(".")[2:]))
     assert bad == []
 
 

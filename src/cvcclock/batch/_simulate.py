@@ -61,8 +61,14 @@ from cvcclock.batch._records import (
     options_text,
     scenario_reference,
 )
-from cvcclock.checks import check_bool, check_count, check_path, check_seconds, check_seed
-from cvcclock.scenario._arguments import check_time_limit
+from cvcclock.checks import (
+    check_bool,
+    check_count,
+    check_path,
+    check_seconds,
+    check_seed,
+    check_time_limit,
+)
 from cvcclock.scenario.runner import check_dt
 from cvcclock.scenario.scenarios import Scenario
 

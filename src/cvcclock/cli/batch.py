@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 from cvcclock._extras import install_hint
 from cvcclock.cli._output import reader_may_leave
 
-__all__ = ["add_arguments", "add_parser", "main", "run"]
+__all__ = ["add_parser", "run"]
 
 _Fail = Callable[[str], NoReturn]
 
@@ -59,7 +59,7 @@ class _Terminated(BaseException):
     ``except Exception`` on the way swallows it)."""
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``batch`` command's arguments to ``parser``.
 
     Parameters
@@ -104,28 +104,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         "batch", help="run a scenario for many seeds, in parallel, and print the summary",
         description=_DESCRIPTION, epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
+    _add_arguments(parser)
     return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run ``cvcclock batch`` as a program of its own.
-
-    Parameters
-    ----------
-    argv : list of str, optional
-        The arguments after ``batch``; ``sys.argv[1:]`` when omitted.
-
-    Returns
-    -------
-    int
-        The exit status (bad arguments exit 2 through ``SystemExit``, as argparse does).
-    """
-    parser = argparse.ArgumentParser(prog="cvcclock batch", description=_DESCRIPTION,
-                                     epilog=_EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
-    return run(parser.parse_args(argv), parser)
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -15,7 +15,6 @@ from cvcclock.checks import MAX_TICK, check_seconds
 __all__ = [
     "check_instance",
     "check_step",
-    "check_time_limit",
     "steps_for",
 ]
 
@@ -28,17 +27,6 @@ def check_step(value: object, name: str) -> float:
     if seconds == 0.0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
     return seconds
-
-
-def check_time_limit(value: object, name: str = "time_limit") -> float:
-    """A run's time limit: ``check_seconds``, or ``math.inf`` for none, on purpose (the run
-    ends when its scenario does, however long that takes)."""
-    try:
-        return check_seconds(value, name)
-    except ValueError as e:
-        if value == math.inf:   # check_seconds took it as a real number: this one is +inf
-            return math.inf
-        raise ValueError(f"{e} (or math.inf for no limit)") from None
 
 
 def check_instance(value: Any, cls: type[T], name: str) -> T:

@@ -37,11 +37,16 @@ from collections.abc import Callable
 from typing import Any
 
 from cvcclock import ClockConfig, ClockFollower, WorldClock
-from cvcclock.checks import check_bool, check_callable, check_count, check_seed
+from cvcclock.checks import (
+    check_bool,
+    check_callable,
+    check_count,
+    check_seed,
+    check_time_limit,
+)
 from cvcclock.scenario._arguments import (
     check_instance,
     check_step,
-    check_time_limit,
     steps_for,
 )
 from cvcclock.scenario.behaviors import Take
