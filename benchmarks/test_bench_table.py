@@ -1,4 +1,4 @@
-"""Every row of ``python -m cvcclock bench`` but the ClockBank group (test_bench_bank.py), as
+"""Every row of ``python -m cvcclock bench`` but the ClockBank group (test_bench_clock_bank.py), as
 a pytest-benchmark test, for ``--benchmark-compare``.
 
 The rows are ``cvcclock.bench._cases.table_cases()``, the very cases the command times: the

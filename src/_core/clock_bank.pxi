@@ -51,7 +51,7 @@ _RULES.modes = len(_MODES)
 cvc_choose_kernel(True)
 
 
-def _bank_kernel(name=None):
+def _clock_bank_kernel(name=None):
     """The loops ``ClockBank`` runs: "avx2" (x86-64 with AVX2, the default there) or
     "portable" (C the compiler vectorised for the build's target). With a name, switch to it
     first, for every bank; the tests run both."""

@@ -1092,7 +1092,7 @@ class BankFollower:
             the next. ``numpy.flatnonzero`` of it lists the worlds to step.
         """
 
-def _bank_kernel(
+def _clock_bank_kernel(
     name: Literal["avx2", "portable"] | None = None,
 ) -> Literal["avx2", "portable"]:
     """The loops ``ClockBank`` runs: "avx2" (x86-64 with AVX2, the default there) or

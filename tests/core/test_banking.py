@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cvcclock import ClockBank, ClockConfig, WorldClock
-from cvcclock._core import _bank_kernel, _bank_live
+from cvcclock._core import _bank_live, _clock_bank_kernel
 
 MAX_QUANTA = 2.0**52
 EXACT_QUANTA = 65536.0
@@ -85,8 +85,8 @@ def through_clock(fixed_dt, scale, cap, scales, walls):
 def through_bank(cases, kernel):
     """Every case in a slot of one ClockBank, advanced frame by frame with the given loops;
     per case, (steps, dropped, bank bits) of each frame."""
-    before = _bank_kernel()
-    _bank_kernel(kernel)
+    before = _clock_bank_kernel()
+    _clock_bank_kernel(kernel)
     try:
         n = len(cases)
         bank = ClockBank(n)
@@ -105,18 +105,18 @@ def through_bank(cases, kernel):
                 out[i].append((int(steps[i]), int(dropped[i]), bits(alpha[i])))
         return out
     finally:
-        _bank_kernel(before)
+        _clock_bank_kernel(before)
 
 
 def kernels():
     found = ["portable"]
-    before = _bank_kernel()
+    before = _clock_bank_kernel()
     try:
-        _bank_kernel("avx2")
+        _clock_bank_kernel("avx2")
         found.append("avx2")
     except ValueError:
         pass
-    _bank_kernel(before)
+    _clock_bank_kernel(before)
     return found
 
 

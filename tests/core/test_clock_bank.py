@@ -22,30 +22,30 @@ from cvcclock import (
     Mode,
     WorldClock,
 )
-from cvcclock._core import _bank_kernel
+from cvcclock._core import _clock_bank_kernel
 from cvcclock.checks import MAX_TICK
 
 MODES = list(Mode)
 
 
 def _kernels():
-    default = _bank_kernel()
+    default = _clock_bank_kernel()
     found = ["portable"]
     try:
-        _bank_kernel("avx2")
+        _clock_bank_kernel("avx2")
         found.append("avx2")
     except ValueError:
         pass
-    _bank_kernel(default)
+    _clock_bank_kernel(default)
     return found
 
 
 @pytest.fixture(params=_kernels())
 def kernel(request):
-    before = _bank_kernel()
-    _bank_kernel(request.param)
+    before = _clock_bank_kernel()
+    _clock_bank_kernel(request.param)
     yield request.param
-    _bank_kernel(before)
+    _clock_bank_kernel(before)
 
 
 def test_the_avx2_loops_run_by_default_where_the_cpu_has_avx2():
@@ -53,7 +53,7 @@ def test_the_avx2_loops_run_by_default_where_the_cpu_has_avx2():
     if Path("/proc/cpuinfo").exists():
         flags = Path("/proc/cpuinfo").read_text()
     has_avx2 = platform.machine() in ("x86_64", "AMD64") and " avx2" in flags
-    assert _bank_kernel() == ("avx2" if has_avx2 else "portable")
+    assert _clock_bank_kernel() == ("avx2" if has_avx2 else "portable")
 
 
 # -- the model: n WorldClocks driven by the same calls -----------------------------------------

@@ -129,7 +129,7 @@ def test_the_api_pages_name_public_paths_and_short_aliases(tmp_path):
     assert "clock: WorldClock" in pages["replay"]
     for typed in ("   tick: int\n", "   mode: Mode\n", "   config: ClockConfig\n"):
         assert typed in pages["clock"], typed
-    assert "   tick: NDArray[np.int64]\n" in pages["bank"]
+    assert "   tick: NDArray[np.int64]\n" in pages["clock_bank"]
     # The compiled methods' and classes' signatures carry the stubs' types too.
     for typed in ("class cvcclock.WorldClock(config: ClockConfig | None = None)",
                   "   advance(wall_dt: float, /) -> StepResult\n",

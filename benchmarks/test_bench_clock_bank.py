@@ -1,6 +1,6 @@
 """ClockBank at n = 10**6 beside a Python loop over WorldClocks, numpy, and a memory copy.
 
-Run with ``pytest benchmarks/test_bench_bank.py --benchmark-only -s``. The rows are the
+Run with ``pytest benchmarks/test_bench_clock_bank.py --benchmark-only -s``. The rows are the
 ClockBank group of ``python -m cvcclock bench`` (``cvcclock.bench._cases.table_cases()``):
 each ``advance(1/60)`` of live 1/120 s clocks (2 quanta each), 10**6 clock-advances a round,
 so a 6 ms median is 6 ns a clock-advance:
