@@ -296,10 +296,15 @@ def _local_cluster(workers: int) -> Iterator[Any]:
                 os.environ["PYTHONPATH"] = saved
 
 
+def _workers(client: Any) -> str:
+    """Who ran the batch's tasks, for a message."""
+    return "the Dask workers" if client is not None else "the worker processes"
+
+
 def _cannot_import(error: ImportError, module: str, client: Any) -> str:
     """What to say when the batch's workers could not import a module."""
     name = error.name or ""
-    where = "the Dask workers" if client is not None else "the worker processes"
+    where = _workers(client)
     if name and (module == name or module.startswith(name + ".")):
         return (f"{where} cannot import {name!r}: install it on them or put it on their "
                 "PYTHONPATH")
@@ -334,7 +339,7 @@ def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: i
         if not _raised_by_a_task(e):
             raise
         # A worker's copy of the module lacks the class: pickle looks it up by name there.
-        where = "the Dask workers" if client is not None else "the worker processes"
+        where = _workers(client)
         raise _Refused(f"{where} could not load the scenario ({e}): install the same version "
                        f"of {module!r} on them") from None
     except (TypeError, ValueError, RuntimeError, OSError) as e:

@@ -53,18 +53,22 @@ def run(args: argparse.Namespace, bench: argparse.ArgumentParser) -> int:
     try:
         for option in ("number", "repeat", "clocks"):
             check_count(getattr(args, option), f"--{option}", minimum=1)
-        json_out = None if args.json is None else open(args.json, "w", encoding="utf-8")
     except ValueError as error:
         bench.error(str(error))
-    except OSError as error:
-        bench.error(f"--json: cannot write {args.json!r}: {error.strerror}")
+    try:
+        json_out = None if args.json is None else open(args.json, "w", encoding="utf-8")
+    except OSError as error:     # a file that cannot be written: one line, as for a full disk
+        return _cannot_write(args.json, error)
     try:
         with reader_may_leave(0), contextlib.ExitStack() as files:
             if json_out is not None:
                 files.enter_context(json_out)
             run_bench(args.number, args.repeat, clocks=args.clocks, json_out=json_out)
     except OSError as error:      # the JSON file opened but could not be written (a full disk)
-        print(f"cvcclock bench: --json: cannot write {args.json!r}: {error.strerror}",
-              file=sys.stderr)
-        return 2
+        return _cannot_write(args.json, error)
     return 0
+
+
+def _cannot_write(path: str, error: OSError) -> int:
+    print(f"cvcclock bench: --json: cannot write {path!r}: {error.strerror}", file=sys.stderr)
+    return 2
