@@ -449,7 +449,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
             self._frame += 1
             self._window_wall += d
             self._window_ticks += steps
-            if self._window_wall >= 0.5:
+            if self._window_wall >= WINDOW_WALL:
                 self._realized = self._window_ticks * self._fixed_dt / self._window_wall
                 self._window_done = True
                 self._window_wall = 0.0

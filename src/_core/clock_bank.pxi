@@ -39,7 +39,7 @@ cdef extern from "clock_bank_kernel.h" nogil:
 # The core's constants, handed to the C loops so that each is defined once (the banking
 # arithmetic's are banking.h's).
 cdef cvc_rules _RULES
-_RULES.window_wall = 0.5         # clock.pxi's realized-speed window, in wall seconds
+_RULES.window_wall = WINDOW_WALL  # the realized-speed window, in wall seconds
 _RULES.min_fixed_dt = MIN_FIXED_DT
 _RULES.max_scale = MAX_SCALE
 _RULES.max_steps_per_call = MAX_STEPS_PER_CALL

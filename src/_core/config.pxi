@@ -16,6 +16,10 @@ class Mode(enum.StrEnum):
 # Index i of _MODES is the int the core stores; keep in step with the MODE_* constants.
 cdef tuple _MODES = tuple(Mode)
 cdef str _MODE_NAMES = ", ".join(m.value for m in _MODES)
+# realized_scale's window: it completes once this much wall time has been supplied.
+cdef double WINDOW_WALL = 0.5
+_REALIZED_WINDOW = WINDOW_WALL   # for the pacing picture, which says so
+
 cdef enum:
     MODE_LIVE = 0
     MODE_LOCKSTEP = 1

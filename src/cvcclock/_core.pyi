@@ -760,6 +760,7 @@ def check_bool(value: object, name: str) -> bool:
     """Return ``value`` as a bool; only ``bool`` and ``numpy.bool_`` are taken (TypeError
     otherwise, naming ``name``).
     """
+_REALIZED_WINDOW: float
 def _timer_state_from_fields(
     timer: Timer, seq: int, period: int, coalesce: bool, anchor: int, due: int, pending: int,
     fired: int, paused: bool, paused_at: int

@@ -16,6 +16,7 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
+from cvcclock._core import _REALIZED_WINDOW
 from cvcclock._extras import install_hint
 from cvcclock.checks import check_path
 from cvcclock.demo._recording import (
@@ -35,7 +36,7 @@ __all__ = ["MISSING_MATPLOTLIB", "pacing_figure", "plot_pacing", "plot_target"]
 
 MISSING_MATPLOTLIB = f"the picture needs matplotlib: {install_hint('plot')}"
 
-REALIZED_WINDOW = 0.5
+REALIZED_WINDOW: float = _REALIZED_WINDOW
 """Wall seconds ``WorldClock.realized_scale`` measures over (at least; the core's rule)."""
 
 RECORDED = "recorded: live, uneven frames, the user's speeds"
