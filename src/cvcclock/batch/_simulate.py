@@ -180,12 +180,16 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
         batch = _check(scenario, seeds, executor, workers, chunk_size, out, progress,
                        simulate_kwargs)
     except (TypeError, ValueError) as error:
-        error.add_note(REFUSED)
+        _refusal(error)
         raise
     return _run(batch)
 
 
-REFUSED = "(simulate_many refused the call before running anything)"
+def _refusal(error: BaseException) -> BaseException:
+    """Mark ``error`` as simulate_many's refusal of its call (an attribute, not a note: the
+    message the user and their tests see stays the rule's)."""
+    error._cvcclock_refused = True  # type: ignore[attr-defined]
+    return error
 
 
 def refused(error: BaseException) -> bool:
@@ -205,7 +209,7 @@ def refused(error: BaseException) -> bool:
     -------
     bool
     """
-    return REFUSED in getattr(error, "__notes__", ())
+    return getattr(error, "_cvcclock_refused", False) is True
 
 
 # -- phase 1: the arguments -----------------------------------------------------------------
@@ -381,7 +385,7 @@ def _run(batch: _Batch) -> Iterator[BatchResult]:
     try:
         store = _open_store(batch)
     except (ValueError, RuntimeError, OSError) as error:
-        error.add_note(REFUSED)
+        _refusal(error)
         raise
     report = batch.report
     backend: Backend | None = None
@@ -431,9 +435,8 @@ def _backend(batch: _Batch) -> Backend:
         return FuturesBackend(executor, None, cpu_count(), task)
     made = executor()
     if not isinstance(made, cf.Executor):
-        error = TypeError(f"executor() must return a concurrent.futures.Executor, got {made!r}")
-        error.add_note(REFUSED)
-        raise error
+        raise _refusal(TypeError(
+            f"executor() must return a concurrent.futures.Executor, got {made!r}"))
     return FuturesBackend(made, executor, cpu_count(), task)
 
 
