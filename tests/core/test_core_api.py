@@ -395,14 +395,20 @@ def test_messages_name_the_argument_and_what_is_wrong(call, error, message):
 
 
 def test_a_clock_weighs_little_until_a_thread_waits_on_it():
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        clocks = [WorldClock() for _ in range(10_000)]
-        per_clock = (tracemalloc.get_traced_memory()[0] - before) / len(clocks)
-    finally:
-        tracemalloc.stop()
-    assert per_clock <= 400, per_clock
+    # tracemalloc counts every thread's allocations: with the GIL off, a thread an earlier
+    # test left winding down allocates during the count (415 bytes seen in a 3.13t run, 368
+    # alone). Such noise only adds, so the least of three counts is the clock's own weight.
+    weights = []
+    for _ in range(3):
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            clocks = [WorldClock() for _ in range(10_000)]
+            weights.append((tracemalloc.get_traced_memory()[0] - before) / len(clocks))
+        finally:
+            tracemalloc.stop()
+    per_clock = min(weights)
+    assert per_clock <= 400, weights
     clock = clocks[0]
     waiter = threading.Thread(target=clock.wait_for_tick_change, args=(0, 5.0))
     waiter.start()
