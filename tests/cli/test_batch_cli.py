@@ -147,3 +147,24 @@ def test_python_dash_m_cvcclock_batch(tmp_path):
                           "--seeds", "x"],
                          capture_output=True, text=True, cwd=TESTS, timeout=60)
     assert bad.returncode == 2 and "usage: cvcclock batch" in bad.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no signal to send to one process")
+def test_a_stop_that_a_destructor_swallowed_still_stops_the_batch(monkeypatch):
+    """Ctrl-C raises where the main thread is; inside a __del__ (a Dask future's) Python prints
+    the KeyboardInterrupt and drops it. The batch's loop raises the stop again."""
+    from cvcclock.cli import batch as batch_command
+
+    class Swallows:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)        # the handler runs here, inside __del__
+
+    dropped = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: dropped.append(u.exc_type))
+    with batch_command._stop_on_signals() as received:
+        Swallows()                  # made and collected: its __del__ swallows the interrupt
+        assert received == [KeyboardInterrupt] and dropped == [KeyboardInterrupt]
+        with pytest.raises(KeyboardInterrupt):
+            list(batch_command._unless_stopped(iter(range(3)), received))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -157,13 +157,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     scenario = _scenario(args.scenario, fail)
     module = args.scenario.partition(":")[0]
     try:
-        with _terminate_as_interrupt(), contextlib.ExitStack() as stack:
+        with _stop_on_signals() as received, contextlib.ExitStack() as stack:
             client = None
             if local is not None:
                 client = stack.enter_context(_local_cluster(local))
             elif scheduler is not None:
                 client = stack.enter_context(_connected(scheduler))
-            return _run_batch(scenario, module, seeds, client, workers, args.out, max_steps)
+            return _run_batch(scenario, module, seeds, client, workers, args.out, max_steps,
+                              received)
     except _Refused as e:
         print(f"cvcclock batch: error: {e}", file=sys.stderr)
         return 2
@@ -178,23 +179,40 @@ def _stopped(error: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM stops the batch as Ctrl-C does, so a cluster and a results file are closed.
+def _stop_on_signals() -> Iterator[list[type[BaseException]]]:
+    """SIGINT and SIGTERM stop the batch, so a cluster and a results file are closed.
 
-    Only the main thread can set a handler; elsewhere SIGTERM keeps its own.
+    Yields the stops received, in order. A handler raises its exception where the main thread
+    is, which may be inside a destructor (a Dask future's ``__del__``) that prints and drops
+    it; the list keeps the stop, so the batch's loop raises it again at its next result.
+    Only the main thread can set a handler; elsewhere the signals keep their own.
     """
+    received: list[type[BaseException]] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield received
         return
 
-    def terminate(signum: int, frame: object) -> None:
-        raise _Terminated
+    def stop(signum: int, frame: object) -> None:
+        kind = _Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+        received.append(kind)
+        raise kind
 
-    previous = signal.signal(signal.SIGTERM, terminate)
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT,
+                                                                   signal.SIGTERM)}
     try:
-        yield
+        yield received
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _unless_stopped(results: Iterator[Any], received: list[type[BaseException]]
+                    ) -> Iterator[Any]:
+    """The batch's results, until a stop was received (even one a destructor swallowed)."""
+    for result in results:
+        if received:
+            raise received[0]
+        yield result
 
 
 def _seeds(text: str, fail: _Fail) -> range:
@@ -319,12 +337,14 @@ def _raised_by_a_task(error: BaseException) -> bool:
 
 
 def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: int | None,
-               out: str | None, max_steps: int | None) -> int:
+               out: str | None, max_steps: int | None,
+               received: list[type[BaseException]]) -> int:
     from cvcclock.batch import refused, simulate_many, summarize
 
     try:
-        summary = summarize(simulate_many(scenario, seeds, executor=client, workers=workers,
-                                          out=out, max_steps=max_steps))
+        results = simulate_many(scenario, seeds, executor=client, workers=workers, out=out,
+                                max_steps=max_steps)
+        summary = summarize(_unless_stopped(results, received))
     except (KeyboardInterrupt, _Terminated) as e:
         resume = (f"; the finished runs are in {out}: run the same command again to resume"
                   if out else "")
