@@ -30,6 +30,7 @@ from support.batch_scenarios import (
     fast,
     seeds_in_file,
     serial,
+    stop_after_results,
 )
 
 distributed = pytest.importorskip(
@@ -234,21 +235,14 @@ def test_a_dask_n_batch_stopped_closes_its_cluster_and_resumes(user_dir, tmp_pat
                             "--out", out, mark=mark)
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             **options)
-    try:
-        deadline = time.monotonic() + 90
-        while not out.exists() or out.read_bytes().count(b"\n") < 10:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no results written"
-            time.sleep(0.05)
-        if Path("/proc/self/environ").exists():    # the mark finds the command and its workers
+
+    def the_mark_finds_the_command_and_its_workers():
+        if Path("/proc/self/environ").exists():
             running = marked_processes(mark)
             assert proc.pid in running and len(running) >= 3, running
-        os.kill(proc.pid, signum)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=30)
+
+    stderr = stop_after_results(proc, out, 10, signum, timeout=90,
+                                before_stop=the_mark_finds_the_command_and_its_workers)
     assert proc.returncode == status, stderr
     assert f"{word}; the finished runs are in {out}: run the same command again" in stderr
     assert 10 <= len(seeds_in_file(out)) < 400

@@ -19,7 +19,15 @@ from pathlib import Path
 import pytest
 
 from cvcclock.scenario import read_results
-from support.batch_scenarios import CloseCall, Flaky, Slow, comparable, fast, serial
+from support.batch_scenarios import (
+    CloseCall,
+    Flaky,
+    Slow,
+    comparable,
+    fast,
+    serial,
+    stop_after_results,
+)
 
 TESTS = Path(__file__).parents[1]
 CLOSE_CALL = "support.batch_scenarios:CloseCall"
@@ -114,18 +122,7 @@ def test_a_signal_stops_the_batch_and_the_same_command_resumes_it(tmp_path, sign
     out = tmp_path / "runs.jsonl"
     args = ("support.batch_scenarios:Slow", "--seeds", "0:120", "--workers", 2, "--out", out)
     proc = start_batch(*args)
-    try:
-        deadline = time.monotonic() + 60
-        while not out.exists() or out.read_bytes().count(b"\n") < 20:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no results written"
-            time.sleep(0.05)
-        os.kill(proc.pid, signum)
-        _, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=30)
+    stderr = stop_after_results(proc, out, 20, signum, timeout=60)
     assert proc.returncode == status, stderr
     assert f"{word}; the finished runs are in {out}: run the same command again" in stderr
     done = read_results(out)

@@ -128,3 +128,22 @@ def comparable(results):
 
 def seeds_in_file(path):
     return [r.seed for r in read_results(path)]
+
+
+def stop_after_results(proc, out, results, signum, *, timeout, before_stop=lambda: None):
+    """Wait (at most ``timeout`` s) until the batch ``proc`` has written ``results`` lines to
+    ``out``, call ``before_stop()``, send it ``signum`` and return its stderr. The process
+    is ended whatever happens, so no test leaves a batch running."""
+    try:
+        deadline = time.monotonic() + timeout
+        while not out.exists() or out.read_bytes().count(b"\n") < results:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no results written"
+            time.sleep(0.05)
+        before_stop()
+        os.kill(proc.pid, signum)
+        return proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
