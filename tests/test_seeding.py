@@ -110,3 +110,43 @@ def test_a_bad_name_or_state_is_refused_and_changes_nothing():
     with pytest.raises((TypeError, ValueError)):
         streams.restore({"a": {"bit_generator": "MT19937"}})
     assert streams.names == ("a",)
+
+
+@pytest.mark.parametrize("bad, error, words", [
+    (["x"], TypeError, "name must be a str, got ['x']"),
+    (("x",), TypeError, "name must be a str, got ('x',)"),
+    (None, TypeError, "name must be a str, got None"),
+    ("\ud800", ValueError, "name must be text UTF-8 can encode, got '\\ud800' (a lone "
+                           "surrogate at index 0)"),
+    ("ok \udfff", ValueError, "got 'ok \\udfff' (a lone surrogate at index 3)"),
+])
+def test_a_name_that_is_no_stream_name_is_refused_naming_the_argument(bad, error, words):
+    streams = RandomStreams(1)
+    streams.get("a")
+    before = streams.state()
+    for call in (streams.get, name_key, lambda n: seed_sequence(1, n)):
+        with pytest.raises(error) as caught:
+            call(bad)
+        assert str(caught.value) == words or words in str(caught.value)
+    assert streams.names == ("a",) and streams.state() == before
+
+
+def test_a_state_naming_no_stream_is_refused_and_changes_nothing():
+    streams = RandomStreams(1)
+    streams.get("a").random(3)
+    before = streams.state()
+    bad = {"a": before["a"], "\ud800": before["a"]}
+    with pytest.raises(ValueError, match=r"a stream name in state must be text UTF-8 can "
+                                         r"encode, got '\\ud800'"):
+        streams.restore(bad)
+    assert streams.state() == before
+
+
+def test_the_stream_name_rule_lives_in_checks():
+    from cvcclock.checks import check_stream_name
+
+    assert check_stream_name("spawn ü") == "spawn ü"
+    with pytest.raises(ValueError, match="wind must be text UTF-8 can encode"):
+        check_stream_name("\ud83d", "wind")
+    with pytest.raises(TypeError, match="wind must be a str, got b'x'"):
+        check_stream_name(b"x", "wind")

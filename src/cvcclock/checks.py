@@ -11,6 +11,8 @@ applies, and adds the rules the core has no argument for (seeds, strings):
 - ``check_bool(value, name)``: a ``bool`` or ``numpy.bool_``, nothing else;
 - ``check_seed(value, name="seed")``: a run's seed, a non-negative integer of any size;
 - ``check_str(value, name)``: a ``str``;
+- ``check_stream_name(value, name="name")``: a random stream's name, a ``str`` that UTF-8 can
+  encode (its key is the sha256 of those bytes);
 - ``check_path(value, name)``: a file's path, a ``str`` or ``os.PathLike``;
 - ``check_callable(value, name)``: anything callable;
 - ``check_timeout(value, name="timeout")``: a wait's timeout, None or seconds;
@@ -38,8 +40,8 @@ from cvcclock._core import (
 )
 
 __all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_path",
-           "check_real", "check_seconds", "check_seed", "check_str", "check_time_limit",
-           "check_timeout"]
+           "check_real", "check_seconds", "check_seed", "check_str", "check_stream_name",
+           "check_time_limit", "check_timeout"]
 
 T = TypeVar("T")
 
@@ -111,6 +113,42 @@ def check_str(value: object, name: str, *, optional: bool = False) -> str | None
     if isinstance(value, str) or (optional and value is None):
         return value
     raise TypeError(f"{name} must be a str{' or None' if optional else ''}, got {value!r}")
+
+
+def check_stream_name(value: object, name: str = "name") -> str:
+    """Return ``value`` as a random stream's name: a ``str`` that UTF-8 can encode.
+
+    A stream's key is the sha256 of its name's UTF-8 bytes
+    (``cvcclock.seeding.name_key``), so a name holding a lone surrogate (``"\\ud800"``, which
+    no UTF-8 encodes) names no stream.
+
+    Parameters
+    ----------
+    value : str
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    str
+        ``value``, unchanged.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a str.
+    ValueError
+        If it holds a lone surrogate.
+    """
+    check_str(value, name)
+    assert isinstance(value, str)   # check_str took it
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(f"{name} must be text UTF-8 can encode, got {value!r} (a lone "
+                         f"surrogate at index {error.start})") from None
+    return value
 
 
 def check_path(value: object, name: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from cvcclock.checks import check_seed, check_str
+from cvcclock.checks import check_seed, check_stream_name
 
 __all__ = ["RandomStreams", "name_key", "seed_sequence"]
 
@@ -38,10 +38,10 @@ def name_key(name: str) -> tuple[int, ...]:
 
     Raises
     ------
-    TypeError
-        If ``name`` is not a str.
+    TypeError, ValueError
+        If ``name`` is not a str, or holds a lone surrogate (``check_stream_name``).
     """
-    digest = hashlib.sha256(check_str(name, "name").encode("utf-8")).digest()
+    digest = hashlib.sha256(check_stream_name(name).encode("utf-8")).digest()
     return tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 32, 4))
 
 
@@ -63,7 +63,8 @@ def seed_sequence(seed: int, name: str) -> np.random.SeedSequence:
     Raises
     ------
     TypeError, ValueError
-        If ``seed`` is not a non-negative integer, or ``name`` is not a str.
+        If ``seed`` is not a non-negative integer, or ``name`` is not a stream's name
+        (``cvcclock.checks.check_stream_name``).
     """
     return np.random.SeedSequence(check_seed(seed), spawn_key=name_key(name))
 
@@ -120,11 +121,15 @@ class RandomStreams:
 
         Raises
         ------
-        TypeError
-            If ``name`` is not a str.
+        TypeError, ValueError
+            If ``name`` is not a str, or holds a lone surrogate
+            (``cvcclock.checks.check_stream_name``); nothing is made then.
         """
-        stream = self._streams.get(name)
+        # Only checked names are stored, so a str found needs no check; anything else (a
+        # list cannot even be looked up) is judged by the rule before the lookup.
+        stream = self._streams.get(name) if type(name) is str else None
         if stream is None:
+            check_stream_name(name)
             stream = np.random.Generator(np.random.PCG64(seed_sequence(self.seed, name)))
             self._streams[name] = stream
         return stream
@@ -165,6 +170,7 @@ class RandomStreams:
             raise TypeError(f"state must be what RandomStreams.state() returned, got {state!r}")
         streams = {}
         for name, position in state.items():
+            check_stream_name(name, "a stream name in state")
             stream = np.random.Generator(np.random.PCG64(seed_sequence(self.seed, name)))
             stream.bit_generator.state = position
             streams[name] = stream
