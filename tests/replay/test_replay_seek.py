@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from cvcclock import Mode
 from cvcclock.replay import Recorder, Replayer
+from support.pacings import DRIVER_PACINGS
 from support.replay_worlds import FIXED_DT, Noisy, Tiny, new_clock, tracked
 
 END = 120
@@ -86,21 +87,122 @@ def test_a_seek_restores_the_keyframe_at_or_before_the_target_and_resimulates_fr
     assert replayer.seek(100) == (99 - 39) // 3    # forwards: from where it is
 
 
-def test_seek_needs_replay_mode_and_a_tick_in_range_and_changes_nothing():
+def test_seek_needs_a_tick_in_range_and_changes_nothing():
     recorder, _, _, _ = record_straight([])
     clock = new_clock()
     replayer = Replayer(Tiny(), clock, recorder.trace())
     clock.advance_ticks(30)
     replayer.pump()
-    with pytest.raises(ValueError, match="seek.tick=5. needs replay mode; the clock is in "
-                                         "'live' mode"):
-        replayer.seek(5)
+    # Keeping the transport, any mode seeks; taking the keyframe's whole state needs replay.
+    with pytest.raises(ValueError, match="seek.tick=5, keep_transport=False. needs replay "
+                                         "mode; the clock is in 'live' mode"):
+        replayer.seek(5, keep_transport=False)
+    with pytest.raises(TypeError, match="keep_transport must be a bool, got 1"):
+        replayer.seek(5, keep_transport=1)
     clock.mode = Mode.REPLAY
     with pytest.raises(ValueError, match="tick must be >= 0, got -1"):
         replayer.seek(-1)
     with pytest.raises(TypeError, match="tick must be an integer, got 5.0"):
         replayer.seek(5.0)
-    assert (clock.tick, replayer.follower.tick) == (30, 30)
+    assert (clock.tick, replayer.follower.tick, clock.mode) == (30, 30, Mode.REPLAY)
+
+
+def test_a_seek_inside_a_timer_callback_is_refused_and_changes_nothing():
+    recorder, _, _, _ = record_straight([])
+    clock = new_clock()
+    world = Tiny()
+    replayer = Replayer(world, clock, recorder.trace())
+    clock.advance_ticks(30)
+    replayer.pump()
+    errors = []
+
+    def seek_from_a_callback(tick):
+        try:
+            replayer.seek(6)
+        except RuntimeError as error:
+            errors.append((str(error), clock.tick, world.snapshot()))
+
+    before = world.snapshot()
+    clock.after_ticks(1, seek_from_a_callback)
+    clock.advance_ticks(1)
+    assert errors == [("seek(tick=6) cannot run the clock inside presenting() or a timer "
+                       "callback; nothing was changed", 31, before)]
+
+
+def transport(clock):
+    """What the user set on the clock's transport: kept through a seek."""
+    return (clock.scale, clock.lockstep_steps, clock.max_steps_per_advance, clock.mode,
+            clock.state().resume_mode)
+
+
+def test_seek_12_after_scale_3_keeps_scale_3_and_keep_transport_false_takes_the_keyframes():
+    recorder, trajectory, _, (start, _) = record_straight([(10, 1), (50, -2)])
+    for keep, scale in ((True, 3.0), (False, 1.0)):
+        clock = new_clock()
+        world = Tiny()
+        replayer = Replayer(world, clock, recorder.trace(), keyframe_every=2)
+        clock.advance_ticks(60)
+        replayer.pump()
+        clock.scale = 3.0
+        clock.mode = Mode.REPLAY
+        replayer.seek(12, keep_transport=keep)
+        assert (clock.tick, world.snapshot()) == (12, state_at(trajectory, start, 12))
+        assert (clock.scale, clock.mode) == (scale, Mode.REPLAY)
+
+
+@pytest.mark.parametrize("pacing", sorted(DRIVER_PACINGS))
+def test_a_seek_keeps_the_users_transport_and_plays_on_as_recorded_under_every_pacing(pacing):
+    recorder, trajectory, _, (start, _) = record_straight([(10, 1), (50, -2), (77, 3)])
+    setup, frame = DRIVER_PACINGS[pacing]
+    clock = new_clock()
+    setup(clock)
+    clock.every_ticks(4, lambda tick: None)   # so "next due" always has a tick to go to
+    world = Tiny()
+    replayer = Replayer(world, clock, recorder.trace(), keyframe_every=4)
+    while clock.tick < 60:
+        frame(clock)
+        replayer.pump()
+    # The user changes the transport mid-replay, then scrubs back.
+    clock.scale, clock.lockstep_steps, clock.max_steps_per_advance = 3.0, 5, 50
+    kept = transport(clock)
+    replayer.seek(12)
+    assert (clock.tick, world.snapshot()) == (12, state_at(trajectory, start, 12))
+    assert transport(clock) == kept
+    replayer.seek(31)                          # forwards keeps it too
+    assert (clock.tick, world.snapshot()) == (31, state_at(trajectory, start, 31))
+    assert transport(clock) == kept
+    while not replayer.done:                   # and it plays on at the user's transport
+        frame(clock)
+        replayer.pump()
+    assert world.snapshot() == state_at(trajectory, start, END)
+    assert transport(clock) == kept and replayer.divergences == []
+
+
+@pytest.mark.parametrize("paused_from", [Mode.LIVE, Mode.LOCKSTEP])
+def test_a_seek_while_paused_stays_paused_and_resumes_to_the_mode_it_was_paused_from(
+        paused_from):
+    recorder, trajectory, _, (start, _) = record_straight([(10, 1), (50, -2)])
+    clock = new_clock(lockstep_steps=3)
+    clock.mode = paused_from
+    world = Tiny()
+    replayer = Replayer(world, clock, recorder.trace(), keyframe_every=3)
+    while clock.tick < 70:
+        clock.advance(1 / 60)
+        replayer.pump()
+    clock.scale = 0.5
+    clock.pause()
+    kept = transport(clock)
+    replayer.seek(20)
+    assert (clock.tick, world.snapshot()) == (20, state_at(trajectory, start, 20))
+    assert transport(clock) == kept and clock.paused
+    clock.advance(1 / 60)                      # paused: nothing runs
+    assert clock.tick == 20
+    clock.resume()
+    assert (clock.mode, clock.scale) == (paused_from, 0.5)
+    while not replayer.done:
+        clock.advance(1 / 60)
+        replayer.pump()
+    assert world.snapshot() == state_at(trajectory, start, END)
 
 
 def test_a_seek_back_refuses_a_clock_whose_timers_changed_and_changes_nothing():

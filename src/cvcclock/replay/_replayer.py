@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from cvcclock._core import Mode, WorldClock
-from cvcclock.checks import check_callable, check_count, check_seconds
+from cvcclock.checks import check_bool, check_callable, check_count, check_seconds
 from cvcclock.replay._follower import (
     StateHash,
     World,
@@ -44,6 +44,31 @@ class DivergenceError(Exception):
                          f"recorded state hash {divergence.recorded}, replayed "
                          f"{divergence.replayed}")
         self.divergence = divergence
+
+
+@dataclasses.dataclass(frozen=True)
+class _Transport:
+    """The clock's settings a user controls while a replay plays: kept through a seek."""
+
+    scale: float
+    lockstep_steps: int
+    max_steps_per_advance: int
+    mode: Mode
+    resume_mode: Mode
+
+    @classmethod
+    def of(cls, clock: WorldClock) -> _Transport:
+        state = clock.state()
+        return cls(clock.scale, clock.lockstep_steps, clock.max_steps_per_advance,
+                   clock.mode, state.resume_mode)
+
+    def put_back(self, clock: WorldClock) -> None:
+        clock.scale = self.scale
+        clock.lockstep_steps = self.lockstep_steps
+        clock.max_steps_per_advance = self.max_steps_per_advance
+        if self.mode is Mode.PAUSED:   # paused from resume_mode, so resume() goes back there
+            clock.mode = self.resume_mode
+        clock.mode = self.mode
 
 
 class Replayer(_Run):
@@ -134,14 +159,21 @@ class Replayer(_Run):
         return self._clock.tick >= self.trace.end_tick and all(
             f._finished for f in self._log.followers)
 
-    def seek(self, tick: int) -> int:
-        """Put the clock and every follower at ``tick`` exactly, as a straight run would.
+    def seek(self, tick: int, *, keep_transport: bool = True) -> int:
+        """Put the world and the clock's tick at ``tick`` exactly, as a straight run would.
 
-        Backwards, the clock's and each world's latest keyframes at or before ``tick`` are
-        restored (one discontinuity on the clock); from there the clock runs to ``tick`` one
-        world step at a time (``advance_ticks``: its timers fire as in a straight run) and
-        the worlds re-simulate with the recorded inputs. Forwards, the same from where they
-        are. Timer callbacks of the ticks re-simulated run again.
+        Backwards, each world's latest keyframe at or before ``tick`` is restored, and the
+        clock's latest keyframe state (one discontinuity on the clock); from there the clock
+        runs to ``tick`` one world step at a time (``advance_ticks``: its timers fire as in a
+        straight run) and the worlds re-simulate with the recorded inputs. Forwards, the same
+        from where they are. Timer callbacks of the ticks re-simulated run again.
+
+        The user's transport is kept by default: the clock's ``scale``,
+        ``lockstep_steps``, ``max_steps_per_advance``, its mode and the mode a paused clock
+        resumes to are what they were before the call, whatever the keyframe held, so play
+        goes on from ``tick`` as the user set it (a seek at 3x plays on at 3x). Everything
+        else of the clock (the bank, alpha, the frame and dropped counts, the realized-speed
+        window, the timers) is the keyframe's, run forward to ``tick``.
 
         Parameters
         ----------
@@ -149,6 +181,10 @@ class Replayer(_Run):
             The tick to seek to, at or after the trace's start. Past the trace's
             ``end_tick`` the clock goes there and the worlds stop at the end, as ``pump()``
             leaves them.
+        keep_transport : bool
+            True (the default): keep the transport as above; the clock may be in any mode.
+            False: the clock's whole state is the keyframe's, run forward, and its mode
+            replay; the clock must be in replay mode.
 
         Returns
         -------
@@ -158,18 +194,31 @@ class Replayer(_Run):
         Raises
         ------
         ValueError
-            If the clock is not in replay mode, or ``tick`` is before the trace's start, or
-            the clock's timers differ from a keyframe's; nothing is changed then.
+            If ``tick`` is before the trace's start, or with ``keep_transport=False`` the
+            clock is not in replay mode, or the clock's timers differ from a keyframe's;
+            nothing is changed then.
+        TypeError
+            If ``tick`` is not an integer or ``keep_transport`` not a bool.
+        RuntimeError
+            Inside ``presenting()`` or a timer callback, where the clock cannot advance;
+            nothing is changed then.
         DivergenceError
             As ``pump()``.
         """
         target = check_count(tick, "tick", minimum=self.trace.header.start_tick)
+        keep = check_bool(keep_transport, "keep_transport")
         clock = self._clock
-        if clock.mode != Mode.REPLAY:
-            raise ValueError(f"seek(tick={tick!r}) needs replay mode; the clock is in "
-                             f"{clock.mode.value!r} mode")
+        if not keep and clock.mode != Mode.REPLAY:
+            raise ValueError(f"seek(tick={tick!r}, keep_transport=False) needs replay mode; "
+                             f"the clock is in {clock.mode.value!r} mode")
+        if not clock.can_advance:
+            raise RuntimeError(f"seek(tick={tick!r}) cannot run the clock inside presenting() "
+                               "or a timer callback; nothing was changed")
         if target < clock.tick:
+            transport = _Transport.of(clock) if keep else None
             self._restore_clock(target)
+            if transport is not None:
+                transport.put_back(clock)
         ran = self.pump()   # steps already due run before the clock moves
         period = self.follower.period
         end = self.trace.end_tick
@@ -184,7 +233,8 @@ class Replayer(_Run):
         return ran
 
     def _restore_clock(self, target: int) -> None:
-        """Restore the latest clock state at or before ``target``; resync every follower."""
+        """Restore the latest clock state at or before ``target`` in replay mode; resync
+        every follower."""
         self._clock.restore(self.follower._clock_state_at_or_before(target))
         self._clock.mode = Mode.REPLAY
         for follower in self._log.followers:
