@@ -3,7 +3,8 @@
 The files in ``data/`` were written by ``make_fixtures.py`` with the package as it was
 before the move (commit a26e96a): a batch results file (with a failed run), a replay trace,
 a pickled ``ClockState`` and a pickled ``StepResult``. Each loads with today's package and
-is ``==`` to what the same calls give today.
+is ``==`` to what the same calls give today. ``demo_v1.trace`` is ``cvcclock demo --record``
+at commit 82a1eee, the last trace format without a body digest (version 1).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from compat_world import SEEDS, CompatCar, recorder_run, state_and_step
 
 import cvcclock
 from cvcclock.batch import FailedRun, read_results, simulate_many
-from cvcclock.replay import InputTrace, Replayer
+from cvcclock.replay import FORMAT_VERSION, InputTrace, Replayer
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -44,6 +45,14 @@ def test_a_trace_loads_equals_todays_and_replays_to_the_end(tmp_path):
     clock.advance_ticks(saved.end_tick - saved.header.start_tick)
     replayer.pump()
     assert replayer.done and replayer.divergences == []
+
+
+def test_a_version_1_demo_trace_loads_equal_to_todays_recording():
+    from cvcclock.demo import record_demo
+
+    saved = InputTrace.load(DATA / "demo_v1.trace")
+    assert saved.header.version == 1 and FORMAT_VERSION == 2
+    assert saved == record_demo().trace
 
 
 def test_a_results_file_reads_back_equal_to_todays_runs(tmp_path):

@@ -1,6 +1,7 @@
 """The trace file: readable lines, exact round trips, and a clear error for every bad file."""
 
 import enum
+import hashlib
 import json
 import math
 
@@ -43,6 +44,9 @@ def load_bytes(tmp_path, data):
 
 def test_a_trace_is_one_json_object_a_line_in_tick_order(saved):
     lines = saved.read_text().splitlines()
+    # The digest is of the file as version 1 wrote it: the lines before, then {"end": 20}.
+    as_version_1 = hashlib.sha256("".join(line + "\n" for line in lines[:-1]).encode()
+                                  + b'{"end": 20}\n').hexdigest()
     assert json.loads(lines[0]) == {
         "format": "cvcclock-trace", "version": FORMAT_VERSION, "fixed_dt": 0.01, "dt": 0.06,
         "start_tick": 0, "seed": 7, "cvcclock": make_trace().header.cvcclock,
@@ -55,7 +59,7 @@ def test_a_trace_is_one_json_object_a_line_in_tick_order(saved):
         '{"tick": 12, "input": "aim", "value": [1, {"a": null, "b": "x"}]}',
         '{"tick": 12, "input": "speed", "value": 2.0}',
         '{"tick": 18, "hash": "ef56"}',
-        '{"end": 20}']
+        f'{{"end": 20, "sha256": "{as_version_1}"}}']
     assert saved.read_bytes().endswith(b"}\n")
 
 
@@ -143,7 +147,7 @@ def corrupt(data, old, new):
     (lambda d: b"", 1, "no header: the file is empty"),
     (lambda d: d[:40], 1, "no end-of-line: the file was cut short"),
     (lambda d: d[:-1], 8, "no end-of-line: the file was cut short"),
-    (lambda d: d[:-len(b'{"end": 20}\n')], 8, "ends without its end line"),
+    (lambda d: d[:d.rindex(b'{"end": 20')], 8, "ends without its end line"),
     (lambda d: d[:d.index(b'{"tick": 12, "hash"') + 10], 4, "no end-of-line"),
     (lambda d: d + b"\n", 9, "text after the end line"),
     (lambda d: d + b'{"tick": 30, "hash": "x"}\n', 9, "text after the end line"),
@@ -165,10 +169,10 @@ def corrupt(data, old, new):
     (lambda d: corrupt(d, b'"input": "kick"', b'"input": 4'), 2, "input name must be a str"),
     (lambda d: corrupt(d, b'"value": 1.5', b'"valu": 1.5'), 2,
      r"input line: missing \['value'\]; unexpected \['valu'\]"),
-    (lambda d: corrupt(d, b'{"end": 20}', b'{"end": 5}'), 8, "end must be >= 18"),
-    (lambda d: corrupt(d, b'{"end": 20}', b'{"stop": 20}'), 8, "expected an input, hash or end"),
+    (lambda d: corrupt(d, b'{"end": 20', b'{"end": 5'), 8, "end must be >= 18"),
+    (lambda d: corrupt(d, b'{"end": 20', b'{"stop": 20'), 8, "expected an input, hash or end"),
     (lambda d: corrupt(d, b"cvcclock-trace", b"other"), 1, "not a cvcclock trace"),
-    (lambda d: corrupt(d, b'"version": 1', b'"version": 0'), 1, "version must be >= 1"),
+    (lambda d: corrupt(d, b'"version": 2', b'"version": 0'), 1, "version must be >= 1"),
     (lambda d: corrupt(d, b'"fixed_dt": 0.01', b'"fixed_dt": -1'), 1, "fixed_dt must be"),
     (lambda d: corrupt(d, b'"dt": 0.06', b'"dt": 0.065'), 1, "not a whole number"),
     (lambda d: corrupt(d, b'"seed": 7', b'"seed": "7"'), 1, "seed must be an integer"),
@@ -186,12 +190,12 @@ def test_a_bad_file_is_a_trace_format_error_naming_the_line(saved, tmp_path, cha
 
 def test_a_newer_format_version_is_refused_never_misread(saved, tmp_path):
     data = saved.read_bytes()
-    newer = corrupt(data, b'"version": 1', b'"version": 2, "compression": "zstd"')
-    with pytest.raises(TraceFormatError, match="line 1: format version 2 is newer than this "
-                                               "cvcclock .* reads .up to 1.; upgrade cvcclock"):
+    newer = corrupt(data, b'"version": 2', b'"version": 3, "compression": "zstd"')
+    with pytest.raises(TraceFormatError, match="line 1: format version 3 is newer than this "
+                                               "cvcclock .* reads .up to 2.; upgrade cvcclock"):
         load_bytes(tmp_path, newer)
-    with pytest.raises(ValueError, match="format version 2 is newer"):
-        TraceHeader(fixed_dt=0.01, dt=0.06, version=2)
+    with pytest.raises(ValueError, match="format version 3 is newer"):
+        TraceHeader(fixed_dt=0.01, dt=0.06, version=3)
 
 
 def test_a_missing_file_is_an_os_error(tmp_path):
@@ -236,3 +240,78 @@ def test_the_header_period_and_metadata_copy():
     metadata["level"].append(2)
     assert header.period == 6 and header.metadata == {"level": [1]}
     assert math.isclose(header.fixed_dt * header.period, header.dt)
+
+
+# -- the body's digest (format version 2) and version-1 files --------------------------------
+
+
+def downgraded(data):
+    """``data`` as cvcclock wrote it before format version 2: version 1, no body digest."""
+    lines = data.split(b"\n")
+    end = json.loads(lines[-2])
+    lines[-2] = json.dumps({"end": end["end"]}).encode()
+    return b"\n".join(lines).replace(b'"version": 2', b'"version": 1', 1)
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: corrupt(d, b'"value": 1.5', b'"value": 1.6'),
+    lambda d: corrupt(d, b'"value": 1.5', b'"value": 1.50'),    # the same number, other bytes
+    lambda d: corrupt(d, b'"ab12"', b'"ab13"'),
+    lambda d: corrupt(d, b'{"tick": 6, "hash": "ab12"}\n', b''),   # a hash line removed
+    lambda d: corrupt(d, b'{"tick": 3, "input": "kick", "value": 1.5}\n', b''),
+    lambda d: corrupt(d, b'"seed": 7', b'"seed": 8'),
+    lambda d: corrupt(d, b'{"world": "spring"}', b'{"world": "spring", "x": 1}'),
+    lambda d: corrupt(d, b'{"end": 20', b'{"end": 21'),
+])
+def test_an_edit_that_stays_valid_json_is_detected_and_named_at_the_end_line(saved, tmp_path,
+                                                                            change):
+    data = change(saved.read_bytes())
+    end_line = data.count(b"\n")
+    with pytest.raises(TraceFormatError, match=rf"bad.trace, line {end_line}: the trace "
+                                               r"\(every line before this one, and the end "
+                                               r"tick\) has the sha256 "
+                                               r"[0-9a-f]{64}, not the '[0-9a-f]{64}' its end line "
+                                               "records: the file was changed after it was "
+                                               "written") as error:
+        load_bytes(tmp_path, data)
+    assert error.value.line == end_line
+
+
+def test_a_version_2_end_line_must_carry_the_sha256(saved, tmp_path):
+    data = saved.read_bytes()
+    cut = data[:data.rindex(b'{"end"')] + b'{"end": 20}\n'
+    with pytest.raises(TraceFormatError, match=r"line 8: end line: missing \['sha256'\]"):
+        load_bytes(tmp_path, cut)
+    wrong = data[:data.rindex(b'{"end"')] + b'{"end": 20, "sha256": 5}\n'
+    with pytest.raises(TraceFormatError, match="line 8: the end line's sha256 must be a str"):
+        load_bytes(tmp_path, wrong)
+
+
+def test_a_version_1_file_reads_as_before_and_saves_as_the_current_version(saved, tmp_path):
+    old = downgraded(saved.read_bytes())
+    assert old.split(b"\n")[-2] == b'{"end": 20}'
+    trace = load_bytes(tmp_path, old)
+    assert trace.header.version == 1
+    assert trace == make_trace()              # the version says how it was written, no more
+    path = tmp_path / "again.trace"
+    trace.save(path)
+    assert path.read_bytes() == saved.read_bytes()
+    assert InputTrace.load(path).header.version == FORMAT_VERSION == 2
+    # A version-1 end line carries no digest, and a digest is not read into it.
+    with pytest.raises(TraceFormatError, match=r"line 8: end line: unexpected \['sha256'\]"):
+        load_bytes(tmp_path, old.replace(b'"version": 1', b'"version": 2', 0)[:-len(
+            b'{"end": 20}\n')] + b'{"end": 20, "sha256": "00"}\n')
+
+
+def test_check_input_refuses_an_input_naming_its_line(saved, tmp_path):
+    def no_aim(name, value):
+        if name == "aim":
+            raise TypeError(f"aim is not taken here, got {value!r}")
+
+    with pytest.raises(TraceFormatError, match=r"run.trace, line 5: aim is not taken here, got "
+                                               r"\[1, \{'a': None, 'b': 'x'\}\]") as error:
+        InputTrace.load(saved, check_input=no_aim)
+    assert error.value.line == 5
+    assert InputTrace.load(saved, check_input=lambda name, value: None) == make_trace()
+    with pytest.raises(TypeError, match="check_input must be callable"):
+        InputTrace.load(saved, check_input=3)

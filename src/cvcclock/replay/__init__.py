@@ -14,7 +14,8 @@ applies an input itself, so it cannot apply one at the wrong step.
   peer's input stamped in the past). ``trace()`` is the :class:`InputTrace` to save.
 - :class:`Replayer` plays a trace back, checking the recorded hashes
   (:class:`DivergenceError` names the first tick whose state differs), and seeks
-  (``seek(tick)``, in replay mode) from the nearest keyframe.
+  (``seek(tick)``) from the nearest keyframe, keeping the user's transport (speed, mode,
+  lockstep steps) unless told otherwise.
 - ``follow(world, dt)`` on either adds a follower at another rate that applies the same
   inputs at its own steps.
 

@@ -4,7 +4,7 @@ The file is UTF-8 text, one JSON object a line, each line ending in ``\\n``:
 
 - line 1, the header::
 
-    {"format": "cvcclock-trace", "version": 1, "fixed_dt": 0.01, "dt": 0.06,
+    {"format": "cvcclock-trace", "version": 2, "fixed_dt": 0.01, "dt": 0.06,
      "start_tick": 0, "seed": 7, "cvcclock": "0.1.0", "metadata": {}}
 
   (on one line). ``version`` is the format version; a file with a newer one is refused,
@@ -13,8 +13,18 @@ The file is UTF-8 text, one JSON object a line, each line ending in ``\\n``:
   step due at a greater tick: ``{"tick": 47, "input": "kick", "value": 1.5}``;
 - a state hash of the world right after its step due at ``tick``:
   ``{"tick": 48, "hash": "6f1e..."}``;
-- the last line, the tick the recording reached: ``{"end": 600}``. A file without it was
-  cut short.
+- the last line, the tick the recording reached and the sha256 of the rest:
+  ``{"end": 600, "sha256": "9f86d0..."}``. The digest is of the exact bytes of every line
+  before the end line, each with its ``\\n`` (the header included), followed by
+  ``{"end": 600}\\n``: the file as it would be without its digest, so that the end tick is
+  covered too. A file without an end line was cut short; one whose digest differs was
+  changed after it was written (an edit that stays valid JSON, a line removed), and is
+  refused naming the end line.
+
+Version 1, written by cvcclock before the body digest, is the same but for its end line,
+``{"end": 600}``, and is read as before: ``header.version`` tells a reader it is 1, so that
+nothing vouches for its body (``cvcclock replay`` reports it unverified). ``save`` always
+writes the current version.
 
 Lines are in tick order; at one tick a hash comes before the inputs (the step ran, then
 the inputs stamped at its tick wait for the next step). A value is a JSON value: None,
@@ -26,6 +36,7 @@ Tuples are refused rather than read back as lists, and so are subclasses of thes
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -34,7 +45,15 @@ from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 from cvcclock._core import WorldClock, ticks_per_step
 from cvcclock._version import __version__
-from cvcclock.checks import MAX_TICK, check_count, check_path, check_seconds, check_seed, check_str
+from cvcclock.checks import (
+    MAX_TICK,
+    check_callable,
+    check_count,
+    check_path,
+    check_seconds,
+    check_seed,
+    check_str,
+)
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Input", "InputTrace", "JSONValue", "TraceFormatError",
            "TraceHeader", "check_json_value"]
@@ -44,7 +63,8 @@ JSONValue: TypeAlias = None | bool | int | float | str | list["JSONValue"] | dic
 T = TypeVar("T")
 
 FORMAT = "cvcclock-trace"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The trace format this cvcclock writes: 2 added the body's sha256 to the end line."""
 
 # Deep enough for any real input, shallow enough that neither the check nor json recurses
 # near Python's limit.
@@ -148,7 +168,10 @@ class TraceHeader:
     metadata : mapping
         Free-form JSON object for the host (a world's name, a user, a level).
     version : int
-        The format version, 1 to ``FORMAT_VERSION``.
+        The format version of the file it was read from, 1 to ``FORMAT_VERSION`` (the
+        current one for a header made in Python). It says how the file was written, not
+        what was recorded, so headers that differ only in it are equal; ``save`` writes the
+        current version whatever it holds.
 
     Raises
     ------
@@ -162,7 +185,7 @@ class TraceHeader:
     seed: int = 0
     cvcclock: str = __version__
     metadata: Mapping[str, JSONValue] = dataclasses.field(default_factory=dict)
-    version: int = FORMAT_VERSION
+    version: int = dataclasses.field(default=FORMAT_VERSION, compare=False)
 
     def __post_init__(self) -> None:
         fixed_dt = check_seconds(self.fixed_dt, "fixed_dt", minimum=1e-6)
@@ -255,8 +278,16 @@ class InputTrace:
     # -- writing -------------------------------------------------------------------------
 
     def lines(self) -> Iterator[str]:
-        """The file's lines, each without its ``\\n``: the header, entries, the end."""
-        yield _dump({"format": FORMAT, "version": self.header.version,
+        """The file's lines in the current format, each without its ``\\n``: the header,
+        the entries, and the end line with the sha256 of the lines before it."""
+        body = hashlib.sha256()
+        for line in self._body_lines():
+            body.update(line.encode("ascii") + b"\n")
+            yield line
+        yield _dump({"end": self.end_tick, "sha256": _digest(body, self.end_tick)})
+
+    def _body_lines(self) -> Iterator[str]:
+        yield _dump({"format": FORMAT, "version": FORMAT_VERSION,
                      "fixed_dt": self.header.fixed_dt, "dt": self.header.dt,
                      "start_tick": self.header.start_tick, "seed": self.header.seed,
                      "cvcclock": self.header.cvcclock, "metadata": self.header.metadata})
@@ -270,7 +301,6 @@ class InputTrace:
         while pending is not None:
             yield _dump({"tick": pending[0], "hash": pending[1]})
             pending = next(hashes, None)
-        yield _dump({"end": self.end_tick})
 
     def save(self, path: str | os.PathLike[str]) -> int:
         """Write the trace to ``path`` (replacing it); return the bytes written.
@@ -294,13 +324,18 @@ class InputTrace:
     # -- reading -------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> InputTrace:
-        """Read a trace written by ``save``.
+    def load(cls, path: str | os.PathLike[str], *,
+             check_input: Callable[[str, JSONValue], object] | None = None) -> InputTrace:
+        """Read a trace written by ``save`` (or by a cvcclock that wrote format version 1).
 
         Parameters
         ----------
         path : str or path-like
             The file to read.
+        check_input : callable, optional
+            ``check_input(name, value)``, called on each input as it is read, to refuse what
+            the world the trace is for cannot take (a kick that is a string, a speed of 0):
+            its TypeError or ValueError becomes a ``TraceFormatError`` naming the line.
 
         Returns
         -------
@@ -309,28 +344,34 @@ class InputTrace:
         Raises
         ------
         TraceFormatError
-            If the file is cut short, corrupted, or of a newer format version; the message
-            names the file and the line.
+            If the file is cut short, corrupted, changed after it was written (its body's
+            sha256 is not the end line's), of a newer format version, or holds an input
+            ``check_input`` refuses; the message names the file and the line.
         OSError
             If the file cannot be opened.
         """
         path = check_path(path, "path")
+        check_callable(check_input, "check_input", optional=True)
         with open(path, "rb") as file:
             data = file.read()
         try:
-            return cls.from_lines(data.split(b"\n"))
+            return cls.from_lines(data.split(b"\n"), check_input=check_input)
         except TraceFormatError as error:
             raise TraceFormatError(f"{path}, {error}", error.line) from None
 
     @classmethod
-    def from_lines(cls, lines: Sequence[bytes | str]) -> InputTrace:
+    def from_lines(cls, lines: Sequence[bytes | str], *,
+                   check_input: Callable[[str, JSONValue], object] | None = None
+                   ) -> InputTrace:
         """Parse the lines of a trace file (as ``data.split(b"\\n")``: the last one empty).
 
         Parameters
         ----------
         lines : sequence of bytes or str
             The file's lines without their ``\\n``; a complete file ends with ``\\n``, so
-            its last item is empty.
+            its last item is empty. A str line is taken as its UTF-8 bytes.
+        check_input : callable, optional
+            As for ``load``.
 
         Returns
         -------
@@ -346,23 +387,30 @@ class InputTrace:
             raise TraceFormatError("line 1: no header: the file is empty", 1)
         if not complete:
             raise TraceFormatError("line 1: no end-of-line: the file was cut short", 1)
+        check_callable(check_input, "check_input", optional=True)
         header = _parse(1, _header_from, _read_object(complete[0], 1))
+        body = hashlib.sha256()
+        body.update(_line_bytes(complete[0]))
         inputs: list[Input] = []
         hashes: dict[int, str] = {}
         last = header.start_tick
         for number, raw in enumerate(complete[1:], start=2):
             obj = _read_object(raw, number)
             if "end" in obj:
-                end = _parse(number, _end_from, obj, last)
+                end = _parse(number, _end_from, obj, last, header.version, body)
                 if number != len(complete) or tail:
                     raise TraceFormatError(f"line {number + 1}: text after the end line",
                                            number + 1)
                 return _parse(number, cls, header, tuple(inputs), hashes, end)
+            body.update(_line_bytes(raw))
             tick = _parse(number, _tick_from, obj, last)
             if "hash" in obj:
                 hashes[tick] = _parse(number, _hash_from, obj, header, hashes)
             else:
-                inputs.append(_parse(number, _input_from, obj))
+                entry = _parse(number, _input_from, obj)
+                if check_input is not None:
+                    _parse(number, check_input, entry.name, entry.value)
+                inputs.append(entry)
             last = tick
         number = len(complete) + 1
         if tail:
@@ -370,6 +418,18 @@ class InputTrace:
                                    number)
         raise TraceFormatError(f"line {number}: the file ends without its end line "
                                '({"end": tick}): it was cut short', number)
+
+
+def _digest(body: Any, end: int) -> str:
+    """The end line's sha256: of the ``body`` so far, then ``{"end": end}\\n``."""
+    whole = body.copy()
+    whole.update(_dump({"end": end}).encode("ascii") + b"\n")
+    return str(whole.hexdigest())
+
+
+def _line_bytes(raw: bytes | str) -> bytes:
+    """A line as the file holds it, with its ``\\n`` (a str line was read as UTF-8)."""
+    return (raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw) + b"\n"
 
 
 def _dump(obj: dict[str, Any]) -> str:
@@ -491,6 +551,16 @@ def _input_from(obj: dict[str, Any]) -> Input:
     return Input(obj["tick"], obj["input"], check_json_value(obj["value"], obj["input"]))
 
 
-def _end_from(obj: dict[str, Any], last: int) -> int:
-    _expect_keys(obj, ("end",), "end")
-    return check_count(obj["end"], "end", minimum=last)
+def _end_from(obj: dict[str, Any], last: int, version: int, body: Any) -> int:
+    if version == 1:   # written before the body digest: nothing vouches for the body
+        _expect_keys(obj, ("end",), "end")
+        return check_count(obj["end"], "end", minimum=last)
+    _expect_keys(obj, ("end", "sha256"), "end")
+    end = check_count(obj["end"], "end", minimum=last)
+    recorded = check_str(obj["sha256"], "the end line's sha256")
+    digest = _digest(body, end)
+    if recorded != digest:
+        raise ValueError(f"the trace (every line before this one, and the end tick) has the "
+                         f"sha256 {digest}, not the {recorded!r} its end line records: the "
+                         "file was changed after it was written")
+    return end
