@@ -7,8 +7,9 @@ them and dispatches. Nothing in the package imports this wing; ``cvcclock.__main
 
 Exit statuses mean one thing each: 0 success; 1 only when the contract is broken (the demo
 finds pacings that disagree, a replay diverges, some runs of a batch failed); 2 a usage error
-or a file that cannot be read or written; 130 interrupted (Ctrl-C; 143 for a batch
-terminated by SIGTERM). A reader that stops reading early
+or a file that cannot be read or written; 3 a replay found nothing different but could not
+verify everything (a digest the trace should hold is missing); 130 interrupted (Ctrl-C; 143
+for a batch terminated by SIGTERM). A reader that stops reading early
 (``cvcclock demo | head -1``) ends the output, not the command: the rest is discarded and the
 status is the one the command would have had.
 """
@@ -31,8 +32,9 @@ Run 'cvcclock COMMAND --help' for what a command does and its options."""
 EPILOG = """\
 exit status: 0 success; 1 the demo found the determinism contract broken, a replay
 diverged, or some runs of a batch failed; 2 a usage error, or input that cannot be read
-or written (or a batch's scenario its workers cannot load, Dask missing); 130
-interrupted (Ctrl-C); 143 a batch terminated (SIGTERM)."""
+or written (or a batch's scenario its workers cannot load, Dask missing); 3 a
+replay unverified (nothing differs, a digest is missing); 130 interrupted
+(Ctrl-C); 143 a batch terminated (SIGTERM)."""
 
 COMMANDS = {"demo": demo, "bench": bench, "replay": replay, "batch": batch}
 

@@ -2,9 +2,24 @@
 
 ``cvcclock replay run.trace [--to TICK] [--speed X] [--pacing lockstep|batch|step|live]``
 prints the trace's header, how it was replayed, the final tick and the trajectory's hash,
-then the verdict. Exit status: 0 every recorded state hash matched; 1 the replay diverged
-(the first differing tick is named); 2 the trace is unreadable (the line is named), is a
-trace of another world than the demo's, or the arguments are wrong.
+what was verified, then the verdict.
+
+Every digest the trace records is compared: the state hash after each world step, the
+trajectory's hash (the header's ``metadata["trajectory"]``, when the replay goes to the end)
+and the sha256 of the file's body (checked as it is read). A digest the trace should hold
+and does not (a step without its state hash, no trajectory hash, a version-1 trace, which
+has no body digest) leaves the replay unverified, never matched.
+
+What a trace may ask for is checked before anything runs, naming the line: its inputs are
+the demo's (``kick``, a finite number; ``speed``, a number from 0.01 to 100, the range of
+``--speed``), its clock and step the demo's, and it asks for at most ``STEPS_PER_LINE`` world
+steps for each of its lines, so the work a replay does is bounded by the trace's own size.
+
+Exit status: 0 matched: every digest recorded, compared and equal; 1 diverged: a state hash
+or the trajectory hash differs (the first differing tick is named); 2 the trace is
+unreadable, changed after it was written, asks for what the demo cannot do (the line is
+named), is a trace of another world than the demo's, or the arguments are wrong; 3
+unverified: nothing differs, but a digest the trace should hold is missing (each is named).
 """
 
 from __future__ import annotations
@@ -13,24 +28,50 @@ import argparse
 import dataclasses
 import sys
 
-from cvcclock.checks import check_count, check_seconds
+from cvcclock.checks import check_count, check_real, check_seconds, check_str
 from cvcclock.cli._output import reader_may_leave
-from cvcclock.demo import PACINGS, WORLD, DemoReplay, replay_demo, trajectory_hash
-from cvcclock.replay import InputTrace, TraceFormatError
+from cvcclock.demo import (
+    FIXED_DT,
+    PACINGS,
+    SPRING_DT,
+    WORLD,
+    DemoReplay,
+    replay_demo,
+    trajectory_hash,
+)
+from cvcclock.replay import InputTrace, JSONValue, TraceFormatError
 
-__all__ = ["DESCRIPTION", "Outcome", "add_parser", "replay_command", "run"]
+__all__ = ["DESCRIPTION", "MATCHED", "DIVERGED", "INVALID", "STEPS_PER_LINE", "UNVERIFIED",
+           "Outcome", "add_parser", "replay_command", "run"]
+
+MATCHED, DIVERGED, INVALID, UNVERIFIED = 0, 1, 2, 3
+"""The exit statuses: every digest equal; one differs; the trace or arguments cannot be
+used; nothing differs but a digest is missing."""
+
+STEPS_PER_LINE = 100
+"""World steps a trace may ask for per line it has (the demo's recording: 100 steps in 110
+lines). A 3-line trace may ask for 300 steps, never for 2**62 ticks."""
+
+SPEEDS = (0.01, 100.0)
+"""The speeds a trace may record, and ``--speed`` take: a live replay runs at least one
+quantum every 60 frames."""
 
 DESCRIPTION = """\
 Replay a trace written by 'cvcclock demo --record': the demo's spring, stepped
 every 0.06 s on a 0.01 s clock, receives the recorded kicks at the recorded
 steps while the clock is paced as asked (wall time is passed explicitly, so
-nothing sleeps). Every recorded state hash is compared with the replay's. Print
-the final tick, the trajectory's hash and whether the replay matched."""
+nothing sleeps). Every digest the trace records is compared with the replay's:
+each step's state hash, the trajectory's hash, the sha256 of the file's body. A
+digest missing leaves the replay unverified, never matched. Print the final
+tick, the trajectory's hash, what was verified and the verdict."""
 
 EPILOG = """\
-exit status: 0 the replay matched the recording; 1 it diverged (the first
-differing tick is named); 2 the trace is unreadable (the line is named), is not
-a demo trace, or an argument is wrong; 130 interrupted."""
+exit status: 0 the replay matched: every digest recorded and equal;
+1 it diverged (the first differing tick is named);
+2 the trace is unreadable, was changed after it was written, asks for what the
+demo cannot do (the line is named), is not a demo trace, or an argument is wrong;
+3 unverified: nothing differs but a digest is missing (each is named;
+a version-1 trace has no body digest); 130 interrupted."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,8 +92,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     replay.add_argument("--to", type=int, metavar="TICK",
                         help="stop at this tick (default: the end of the recording)")
     replay.add_argument("--speed", type=float, metavar="X",
-                        help="live pacing at X world seconds per wall second, 0.01 to 100 "
-                             "(default: the recorded speed changes)")
+                        help=f"live pacing at X world seconds per wall second, {SPEEDS[0]:g} "
+                             f"to {SPEEDS[1]:g} (default: the recorded speed changes)")
     replay.add_argument("--pacing", choices=PACINGS, default="live",
                         help="live: 1/60 s frames; lockstep: 3 quanta a frame; batch: 37 "
                              "quanta a call; step: one quantum a call (default: live)")
@@ -60,8 +101,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """Replay a trace and print the report; the status says matched (0), diverged (1) or
-    unreadable (2)."""
+    """Replay a trace and print the report; the status says matched (0), diverged (1),
+    unusable (2) or unverified (3)."""
     outcome = replay_command(parser, args)
     with reader_may_leave(outcome.status):
         print(outcome.report, end="")
@@ -81,27 +122,69 @@ def replay_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     Returns
     -------
     Outcome
-        Status 0 (matched), 1 (diverged) or 2 (unreadable trace) and the report to print.
+        Status 0 (matched), 1 (diverged), 2 (unusable trace) or 3 (unverified) and the
+        report to print.
     """
     try:
-        trace = InputTrace.load(args.trace)
+        trace = InputTrace.load(args.trace, check_input=_check_demo_input)
     except TraceFormatError as error:
         print(f"cvcclock replay: unreadable trace: {error}", file=sys.stderr)
-        return Outcome(2, "")
+        return Outcome(INVALID, "")
     except OSError as error:
         print(f"cvcclock replay: cannot read {args.trace}: {error.strerror}", file=sys.stderr)
-        return Outcome(2, "")
+        return Outcome(INVALID, "")
     world = trace.header.metadata.get("world")
     if world != WORLD:
         print(f"cvcclock replay: {_not_the_demo(args.trace, world)}", file=sys.stderr)
-        return Outcome(2, "")
+        return Outcome(INVALID, "")
+    problem = _what_the_demo_cannot_replay(trace)
+    if problem:
+        print(f"cvcclock replay: {args.trace}, {problem}", file=sys.stderr)
+        return Outcome(INVALID, "")
     _check_arguments(parser, args, trace)
     try:
         replayed = replay_demo(trace, args.pacing, speed=args.speed, to=args.to)
-    except ValueError as error:    # what the arguments' checks above did not foresee
+    except ValueError as error:    # what the checks above did not foresee
         print(f"cvcclock replay: {args.trace}: {error}", file=sys.stderr)
-        return Outcome(2, "")
-    return Outcome(0 if replayed.matched else 1, _report(args.trace, trace, replayed))
+        return Outcome(INVALID, "")
+    verdict = _verdict(trace, replayed)
+    return Outcome(verdict.status, _report(args.trace, trace, replayed, verdict))
+
+
+def _check_demo_input(name: str, value: JSONValue) -> None:
+    """Refuse an input the demo's replay cannot take (``InputTrace.load`` names its line)."""
+    if name == "kick":
+        check_real(value, "the kick's value")
+    elif name == "speed":
+        check_seconds(value, "the speed", minimum=SPEEDS[0], maximum=SPEEDS[1])
+    else:
+        raise ValueError(f"the demo's spring takes the inputs 'kick' and 'speed', not {name!r}")
+
+
+def _what_the_demo_cannot_replay(trace: InputTrace) -> str | None:
+    """Why a readable demo trace asks for what its replay cannot do, naming the line; or None.
+
+    The header must be the demo's clock and step from tick 0, its trajectory hash a str,
+    and the span at most ``STEPS_PER_LINE`` world steps per line of the file (the end line
+    is named).
+    """
+    header = trace.header
+    if (header.fixed_dt, header.dt, header.start_tick) != (FIXED_DT, SPRING_DT, 0):
+        return (f"line 1: the demo's recordings have fixed_dt={FIXED_DT!r}, dt={SPRING_DT!r} "
+                f"and start at tick 0; this one has fixed_dt={header.fixed_dt!r}, "
+                f"dt={header.dt!r}, start_tick={header.start_tick}")
+    recorded = header.metadata.get("trajectory")
+    try:
+        check_str(recorded, 'metadata["trajectory"]', optional=True)
+    except TypeError as error:
+        return f"line 1: {error}"
+    lines = 2 + len(trace.inputs) + len(trace.hashes)   # the header, the entries, the end
+    steps = (trace.end_tick - header.start_tick) // header.period
+    if steps > STEPS_PER_LINE * lines:
+        return (f"line {lines}: the end tick {trace.end_tick} asks for {steps} world steps, "
+                f"more than {STEPS_PER_LINE} for each of the trace's {lines} lines: a replay's "
+                "work is bounded by its trace's size")
+    return None
 
 
 def _not_the_demo(path: str, world: object) -> str:
@@ -123,29 +206,77 @@ def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace,
         if args.speed is not None:
             if args.pacing != "live":
                 raise ValueError(f"--speed applies to --pacing live only, not {args.pacing}")
-            check_seconds(args.speed, "--speed", minimum=0.01, maximum=100.0)
+            check_seconds(args.speed, "--speed", minimum=SPEEDS[0], maximum=SPEEDS[1])
     except ValueError as error:
         parser.error(str(error))
 
 
-def _report(path: str, trace: InputTrace, replayed: DemoReplay) -> str:
+@dataclasses.dataclass(frozen=True)
+class _Verdict:
+    """What the replay verified: the status, and each digest missing or differing."""
+
+    status: int
+    trajectory: str               # the replayed trajectory's hash
+    recorded: str | None          # the recorded one, when the replay went to the end
+    missing: tuple[str, ...]      # each digest the trace should hold and does not, in words
+    verified: tuple[str, ...]     # each kind of digest compared and equal, in words
+
+
+def _verdict(trace: InputTrace, replayed: DemoReplay) -> _Verdict:
+    """Compare every digest the trace records with the replay; name each one missing."""
     header = trace.header
-    recorded = header.metadata.get("trajectory") if replayed.final_tick == trace.end_tick \
-        else None
+    period = header.period
+    steps = replayed.final_tick // period - header.start_tick // period   # the steps due
+    unhashed = steps - sum(1 for tick in trace.hashes if tick <= replayed.final_tick)
+    trajectory = trajectory_hash(replayed.trajectory)
+    at_end = replayed.final_tick == trace.end_tick
+    recorded = header.metadata.get("trajectory") if at_end else None
+    assert recorded is None or isinstance(recorded, str)   # checked before the replay
+    missing, verified = [], []
+    if unhashed:
+        missing.append(f"{unhashed} of the {steps} steps replayed have no recorded state hash")
+    elif steps and not replayed.divergences:
+        verified.append(f"{replayed.checked} state hashes")
+    if at_end and recorded is None:
+        missing.append("the trace records no trajectory hash")
+    elif at_end and recorded == trajectory:
+        verified.append("the trajectory hash")
+    if header.version < 2:
+        missing.append(f"a version-{header.version} trace carries no digest of its body")
+    else:
+        verified.append("the body's sha256")
+    diverged = bool(replayed.divergences) or (recorded is not None and recorded != trajectory)
+    status = DIVERGED if diverged else UNVERIFIED if missing else MATCHED
+    return _Verdict(status, trajectory, recorded, tuple(missing), tuple(verified))
+
+
+def _report(path: str, trace: InputTrace, replayed: DemoReplay, verdict: _Verdict) -> str:
+    header = trace.header
     lines = [
         f"trace {path}: the demo's spring (dt {header.dt:g} s) on a {header.fixed_dt:g} s "
         f"clock, ticks {header.start_tick}-{trace.end_tick}, {len(trace.inputs)} inputs, "
-        f"{len(trace.hashes)} state hashes",
+        f"{len(trace.hashes)} state hashes, format version {header.version}",
         f"replayed {replayed.pacing}: {len(replayed.frames)} frames, "
         f"{len(replayed.trajectory)} steps",
-        f"final tick {replayed.final_tick}, trajectory {trajectory_hash(replayed.trajectory)}"
-        + (f" (recorded {recorded})" if recorded else ""),
+        f"final tick {replayed.final_tick}, trajectory {verdict.trajectory}"
+        + (f" (recorded {verdict.recorded})" if verdict.recorded else ""),
     ]
-    if replayed.matched:
-        lines.append(f"matched: {replayed.checked} state hashes checked, all equal")
-    else:
+    if verdict.verified:
+        lines.append(f"verified: {', '.join(verdict.verified)}")
+    if verdict.missing:
+        lines.append(f"missing: {'; '.join(verdict.missing)}")
+    if verdict.status == DIVERGED and replayed.divergences:
         first = replayed.divergences[0]
         lines.append(f"DIVERGED at tick {first.tick}: recorded state hash {first.recorded}, "
                      f"replayed {first.replayed}; {len(replayed.divergences)} of "
                      f"{replayed.checked} state hashes differ")
+    elif verdict.status == DIVERGED:
+        lines.append(f"DIVERGED: the trajectory hash is {verdict.trajectory}, the recorded one "
+                     f"{verdict.recorded}; all {replayed.checked} state hashes checked are "
+                     "equal")
+    elif verdict.status == UNVERIFIED:
+        lines.append(f"UNVERIFIED: {replayed.checked} state hashes checked, all equal, but "
+                     "the trace lacks a digest it should hold (see missing)")
+    else:
+        lines.append(f"matched: {replayed.checked} state hashes checked, all equal")
     return "".join(line + "\n" for line in lines)
