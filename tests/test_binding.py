@@ -2,10 +2,13 @@
 
 import math
 import re
+import sys
 from collections import UserDict
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cvcclock
 from cvcclock import ClockConfig, ClockFollower, Mode, StepResult, WorldClock
@@ -1017,3 +1020,194 @@ def test_integer_lanes_take_numpy_integers():
     assert binding.drive(0.0).steps == 3 + 2 and binding.ignored == 0
     binding.request_steps(np.int32(4))
     assert binding.queued_steps == 4
+
+
+# -- the compiled frame: a dict tree's quiet frames ----------------------------------------
+
+
+class LaneByLane(UserDict):
+    """A tree that is not a plain dict, so every frame takes the lane-by-lane path."""
+
+
+VALUES = {"speed": [1.0, float("1.0"), 2, "0.5", 0, -1, math.nan, "fast", 3.0],
+          "paused": [False, True, "true", 0, 1, "maybe", np.bool_(True)],
+          "mode": ["live", "lockstep", "stepping", "replay", "paused", "warp", " LIVE "],
+          "lockstep_steps": [1, 3, "2", 2.0, 0, 1.5],
+          "step": [0, 1, 3, 2, "4", 7.0]}
+
+# What a host does between frames: (operation, lane or choice, argument).
+drive_op = st.tuples(st.just("drive"), st.sampled_from(["1/60", "0", "1/30", "measured", "bad",
+                                                        "bad type", "int"]), st.just(0))
+host_ops = st.lists(st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(CONTROLS), st.integers(0, 8)),
+    st.tuples(st.just("delete"), st.sampled_from(CONTROLS + TELEMETRY), st.just(0)),
+    st.tuples(st.just("overwrite"), st.sampled_from(TELEMETRY), st.just(0)),
+    st.tuples(st.just("request"), st.just(""), st.integers(0, 3)),
+    st.tuples(st.just("scale"), st.just(""), st.integers(0, 3)),
+    st.tuples(st.just("rebind"), st.sampled_from(["sim", "off", "one", "telemetry"]),
+              st.just(0)),
+    *[drive_op] * 4,                 # a host drives more often than it does anything else
+), max_size=40)
+
+TABLES = {"sim": "sim",
+          "off": WorldClockKeys(),
+          "one": WorldClockKeys(speed="sim.speed", tick="sim.tick"),
+          "telemetry": WorldClockKeys(time="sim.time", dropped="sim.dropped")}
+
+
+def run_host(tree, ops, now):
+    """Run the host's ``ops`` on ``tree``; what each drive returned and left."""
+    clock = WorldClock(ClockConfig(fixed_dt=0.01, lockstep_steps=2))
+    binding = WorldClockBinding(tree, clock)
+    seen = []
+    for op, name, arg in ops:
+        key = getattr(binding.keys, name) if name in CONTROLS + TELEMETRY else None
+        if op == "write" and key:
+            values = VALUES[name]
+            tree[key] = values[arg % len(values)]
+        elif op == "delete" and key and key in tree:
+            del tree[key]
+        elif op == "overwrite" and key:
+            tree[key] = "stale"
+        elif op == "request":
+            binding.request_steps(arg)
+        elif op == "scale":
+            clock.scale = (0.5, 1.0, 2.0, 4.0)[arg]      # a change made on the clock itself
+        elif op == "rebind":
+            binding.keys = TABLES[name]
+        elif op == "drive":
+            now[0] += 0.021
+            wall = {"1/60": 1 / 60, "0": 0.0, "1/30": 1 / 30, "measured": None,
+                    "bad": -1.0, "bad type": "0.1", "int": 1}[name]
+            try:
+                result = binding.drive(wall)
+            except (TypeError, ValueError) as error:
+                result = str(error)
+            seen.append((result, clock.state(), binding.ignored, binding.last_ignored,
+                         binding.queued_steps, dict(tree)))
+    return seen
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=st.one_of(host_ops, st.tuples(host_ops, st.lists(drive_op, max_size=30)).map(
+    lambda both: both[0] + both[1])))         # and runs of frames with nothing asked
+def test_a_dict_tree_frame_does_what_the_lane_by_lane_frame_does(ops):
+    """The compiled frame (a plain dict) and the general one (any other mapping) give the
+    same results, clock states, counts and tree contents, whatever the host does."""
+    now = [100.0]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(binding_module, "perf_counter", lambda: now[0])
+        fast = run_host({}, ops, now)
+        now[0] = 100.0
+        general = run_host(LaneByLane(), ops, now)
+    assert fast == general
+
+
+def python_calls_in(fn, *args):
+    """The Python functions ``fn(*args)`` runs, by name (C calls are not counted)."""
+    names = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            names.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        fn(*args)
+    finally:
+        sys.setprofile(None)
+    return names
+
+
+def test_a_quiet_frame_on_a_dict_tree_is_the_drive_and_its_generated_setter_alone():
+    """Issue 22: the lanes are compiled at bind time, so a frame that changes no control runs
+    no Python function but ``drive`` and the setter generated for the telemetry lanes (the
+    lane-by-lane frame ran five more: the frame time, the reads, the run, the writes)."""
+    tree, clock, binding = make()
+    binding.drive(1 / 60)                       # the first frame applies what it first saw
+    assert python_calls_in(binding.drive, 1 / 60) == ["drive", "publish"]
+    tree["sim.speed"] = float("1.0")           # equal, another object: still no change
+    assert python_calls_in(binding.drive, 1 / 60) == ["drive", "publish"]
+    assert tree["sim.tick"] == clock.tick and tree["sim.time"] == clock.t
+    tree["sim.speed"] = 2.0                     # a change goes lane by lane, once
+    assert "_apply_speed" in python_calls_in(binding.drive, 1 / 60)
+    assert python_calls_in(binding.drive, 1 / 60) == ["drive", "publish"]
+    assert clock.scale == 2.0
+
+
+def test_the_generated_setter_writes_every_telemetry_lane_of_the_table():
+    tree, clock, binding = make(keys=WorldClockKeys(tick="a.tick", dropped="a.dropped"))
+    binding.drive(0.05)
+    tree["a.tick"] = "stale"
+    binding.drive(0.0)
+    assert tree == {"a.tick": 5, "a.dropped": 0}
+    tree, clock, binding = make(keys=WorldClockKeys(speed="s"))
+    binding.drive(0.05)
+    assert tree == {"s": 1.0} and clock.tick == 5
+
+
+@pytest.mark.parametrize("tree_type", [dict, LaneByLane])
+def test_a_quiet_frame_inside_presenting_or_a_callback_is_refused_as_any_frame(tree_type):
+    tree, clock, binding = make(tree_type())
+    binding.drive(0.0)
+    binding.drive()                                   # measuring from here
+    mark = binding._wall_mark
+    with clock.presenting():
+        with pytest.raises(RuntimeError, match=r"^drive\(\) cannot advance the clock inside "
+                                               r"presenting\(\) or a timer callback; nothing "
+                                               "was applied$"):
+            binding.drive(1 / 60)
+        with pytest.raises(RuntimeError, match="^drive.. cannot advance"):
+            binding.drive()
+    assert (clock.tick, binding._wall_mark, tree["sim.tick"]) == (0, mark, 0)
+    refused = []
+
+    def drive_from_a_callback(tick):
+        with pytest.raises(RuntimeError, match="^drive.. cannot advance") as error:
+            binding.drive(1 / 60)
+        refused.append(str(error.value))
+
+    clock.after_ticks(1, drive_from_a_callback)
+    binding.drive(0.01)
+    assert len(refused) == 1 and clock.tick == 1 and tree["sim.tick"] == 1
+
+
+@pytest.mark.parametrize("error", [RuntimeError, ZeroDivisionError])
+def test_a_timer_raising_in_a_quiet_frame_does_what_it_does_lane_by_lane(error):
+    def run(tree):
+        tree, clock, binding = make(tree)
+        binding.drive(0.0)
+
+        def boom(tick):
+            raise error("boom")
+
+        clock.after_ticks(2, boom)
+        with pytest.raises(error, match="boom"):
+            binding.drive(0.05)
+        after = (clock.tick, clock.owed, dict(tree), binding.queued_steps)
+        binding.drive(0.0)
+        return after, (clock.tick, clock.owed, dict(tree))
+
+    assert run({}) == run(LaneByLane())
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.nan, "0.1", True, 2])
+def test_a_refused_wall_dt_on_a_quiet_frame_keeps_the_measured_wall_time(bad, monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(binding_module, "perf_counter", lambda: now[0])
+
+    def run(tree):
+        tree, clock, binding = make(tree)
+        binding.drive(0.0)
+        binding.drive()                      # measuring from here
+        now[0] += 0.03
+        try:
+            binding.drive(bad)               # refused (an int is taken: 2 s, capped)
+        except (TypeError, ValueError) as error:
+            refused = str(error)
+        else:
+            refused = None
+        now[0] += 0.02
+        return refused, binding.drive().steps, clock.tick, dict(tree)
+
+    assert run({}) == run(LaneByLane())

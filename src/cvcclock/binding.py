@@ -6,6 +6,12 @@ A UI (or a config file, or a remote console) writes control keys in a mapping: `
 the telemetry keys ``sim.time``, ``sim.tick``, ``sim.fixed_dt``, ``sim.realized_speed`` and
 ``sim.dropped`` back. The key table is ``cvcclock.keys.WorldClockKeys``; each lane's behaviour
 is one row of ``_CONTROLS`` or ``_TELEMETRY`` below.
+
+Binding a table compiles its enabled lanes once into the per-frame work a drive does when
+nothing is asked of it (a plain ``dict`` tree, no control changed, no step queued): one C call
+reads the controls that exist (``operator.itemgetter``), one comparison with the values last
+seen says nothing changed, and a setter generated from the telemetry lanes stores each value
+(``_publisher``). Every other frame takes the general path, lane by lane.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable, MutableMapping
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from time import perf_counter
 from typing import Any, NamedTuple
 
@@ -244,11 +250,11 @@ class WorldClockBinding:
       failed write loses no work.
     """
 
-    __slots__ = ("_applied_mode", "_clock", "_control_keys", "_controls", "_counter", "_get",
-                 "_interrupted", "_keys", "_missing", "_mode_ctl", "_paused_ctl", "_pending",
-                 "_seen",
-                 "_speed_ctl", "_telemetry_keys", "_telemetry_values", "_tree", "_wall_mark",
-                 "ignored", "last_ignored")
+    __slots__ = ("_applied_mode", "_clock", "_control_keys", "_controls", "_counter", "_dict",
+                 "_get", "_interrupted", "_keys", "_missing", "_mode_ctl", "_paused_ctl",
+                 "_pending", "_publish", "_read_now", "_seen", "_seen_now", "_speed_ctl",
+                 "_telemetry_keys", "_telemetry_values", "_tree", "_wall_mark", "ignored",
+                 "last_ignored")
 
     def __init__(self, tree: MutableMapping[str, Any], clock: WorldClock,
                  keys: str | WorldClockKeys | None = "sim") -> None:
@@ -258,6 +264,9 @@ class WorldClockBinding:
             raise TypeError(f"clock must be a cvcclock.WorldClock, got {clock!r}")
         table = WorldClockKeys.resolve(keys)
         self._tree = tree
+        # A plain dict cannot raise on a str key's read or write, so its frames may take the
+        # compiled path; any other mapping goes lane by lane, catching what it raises.
+        self._dict = type(tree) is dict
         self._get: Callable[[str, Any], Any] = tree.get
         self._clock = clock
         self._pending = 0
@@ -317,10 +326,16 @@ class WorldClockBinding:
         self._missing = (_MISSING,) * len(controls)
         self._telemetry_keys = tuple(key for key, _ in telemetry)
         self._telemetry_values = _values_of(attribute for _, attribute in telemetry)
+        self._publish = _publisher(telemetry)
+        self._read_now = _reader(self._control_keys)
         self._seen: list[Any] = [_UNSEEN] * len(controls)
+        self._seen_now: tuple[Any, ...] = ()
         self._counter: int | None = None
-        self._write([self._seed(i) for i, value in enumerate(held) if value is _MISSING],
-                    None)
+        try:
+            self._write([self._seed(i) for i, value in enumerate(held) if value is _MISSING],
+                        None)
+        finally:
+            self._saw()
 
     # -- the frame -------------------------------------------------------------------------
 
@@ -393,16 +408,59 @@ class WorldClockBinding:
             written, the error's ``result`` is the frame's ``StepResult``, and a key left
             unwritten is written again by the next drive. Do not drive again to redo it.
         """
+        # The compiled frame: a dict tree whose controls all hold what was last seen, and no
+        # single step queued. Its result and its effects are the general path's, in fewer
+        # calls: the same reads, the advance, every telemetry key written.
+        if self._dict and not (self._pending or self._interrupted):
+            try:
+                unchanged = self._read_now(self._tree) == self._seen_now
+            except Exception:  # noqa: BLE001 - a key gone missing, an odd __eq__: in general
+                unchanged = False
+            if unchanged:
+                mark = self._wall_mark
+                if wall_dt is None:
+                    now: float | None = perf_counter()
+                    wall = 0.0 if mark is None else now - mark
+                elif type(wall_dt) is float and 0.0 <= wall_dt <= 1e300:
+                    now, wall = None, wall_dt
+                else:   # _frame_time's own test: anything else it checks, and may refuse
+                    return self._drive_lane_by_lane(wall_dt)
+                clock = self._clock
+                self._wall_mark = now     # as the general path does, before the advance
+                try:
+                    result = clock.advance(wall)
+                except RuntimeError:
+                    if clock.can_advance:   # a timer callback's own error: the frame ran
+                        raise
+                    # Inside presenting() or a callback the advance refused, changing
+                    # nothing: the general path refuses with the drive's own message.
+                    self._wall_mark = mark
+                    return self._drive_lane_by_lane(wall_dt)
+                self._publish(clock, self._tree)
+                return result
+        return self._drive_lane_by_lane(wall_dt)
+
+    def _drive_lane_by_lane(self, wall_dt: float | None) -> StepResult:
+        """The general frame: every phase, each control and telemetry lane on its own."""
         if not self._clock.can_advance:
             raise RuntimeError("drive() cannot advance the clock inside presenting() or a "
                                "timer callback; nothing was applied")
         wall_dt, mark = self._frame_time(wall_dt)
         changed = self._read_controls()
         self._wall_mark = mark
-        seeds = self._apply_controls(changed) if changed else ()
+        try:
+            seeds = self._apply_controls(changed) if changed else ()
+        finally:
+            self._saw()
         result = self._run_frame(wall_dt)
         self._write(seeds, result)
         return result
+
+    def _saw(self) -> None:
+        """Keep what the compiled frame compares the controls with: the values last seen,
+        shaped as ``_read_now`` returns them."""
+        seen = self._seen
+        self._seen_now = (seen[0], seen[0]) if len(seen) == 1 else tuple(seen)
 
     def _frame_time(self, wall_dt: float | None) -> tuple[float, float | None]:
         """The frame's wall seconds, and the wall mark to keep once the frame goes ahead."""
@@ -503,12 +561,12 @@ class WorldClockBinding:
         Raises TreeWriteError, carrying ``result``, if it refused any.
         """
         tree = self._tree
+        if self._dict and not seeds:
+            self._publish(self._clock, tree)   # a plain dict refuses no str key
+            return
         writes: Iterable[tuple[str, object]] = zip(self._telemetry_keys,
                                                    self._telemetry_values(self._clock),
                                                    strict=True)
-        if type(tree) is dict and not seeds:
-            tree.update(writes)         # a plain dict refuses no str key: one C call
-            return
         if seeds:
             writes = chain(seeds, writes)
         failures: list[tuple[str, Exception]] = []
@@ -621,6 +679,39 @@ _TELEMETRY = (
     ("realized_speed", "realized_scale"),
     ("dropped", "total_dropped"),
 )
+
+
+def _reader(keys: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """A function reading the control ``keys`` of a dict into a tuple, in one C call; it raises
+    KeyError for a key the dict lacks. One key is read twice, so the result is a tuple still
+    (``itemgetter`` of one key returns the value itself) and compares as a list of one would:
+    identity first, then ``==``."""
+    if not keys:
+        return lambda tree: ()
+    return itemgetter(*keys) if len(keys) > 1 else itemgetter(keys[0], keys[0])
+
+
+def _publisher(telemetry: Iterable[tuple[str, str]]
+               ) -> Callable[[WorldClock, dict[str, Any]], None]:
+    """A setter, generated once per key table, writing each telemetry lane's clock attribute
+    to its key: ``tree[k0] = clock.t`` and so on, one store each (a ``dict.update`` of pairs
+    costs several times as much). The keys are the setter's closure, never its source text;
+    the attribute names come from ``_TELEMETRY``."""
+    lanes = tuple(telemetry)
+    attributes = [attribute for _, attribute in lanes]
+    assert all(a.isidentifier() for a in attributes)   # the table's own names
+    keys = [f"k{i}" for i in range(len(lanes))]
+    body = "".join(f"        tree[{k}] = clock.{a}\n" for k, a in zip(keys, attributes,
+                                                                        strict=True))
+    source = (f"def make({', '.join(keys)}):\n"
+              "    def publish(clock, tree):\n"
+              f"{body or '        pass'}\n"
+              "    return publish\n")
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)   # noqa: S102 - built from the lane table and indices alone
+    publish: Callable[[WorldClock, dict[str, Any]], None] = namespace["make"](
+        *(key for key, _ in lanes))
+    return publish
 
 
 def _values_of(attributes: Iterable[str]) -> Callable[[WorldClock], tuple[object, ...]]:
