@@ -418,9 +418,10 @@ class WorldClockBinding:
                 unchanged = False
             if unchanged:
                 mark = self._wall_mark
+                now: float | None
                 if wall_dt is None:
-                    now: float | None = perf_counter()
-                    wall = 0.0 if mark is None else now - mark
+                    now = measured = perf_counter()
+                    wall = 0.0 if mark is None else measured - mark
                 elif type(wall_dt) is float and 0.0 <= wall_dt <= 1e300:
                     now, wall = None, wall_dt
                 else:   # _frame_time's own test: anything else it checks, and may refuse
@@ -681,7 +682,7 @@ _TELEMETRY = (
 )
 
 
-def _reader(keys: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+def _reader(keys: tuple[str, ...]) -> Callable[[MutableMapping[str, Any]], tuple[Any, ...]]:
     """A function reading the control ``keys`` of a dict into a tuple, in one C call; it raises
     KeyError for a key the dict lacks. One key is read twice, so the result is a tuple still
     (``itemgetter`` of one key returns the value itself) and compares as a list of one would:
@@ -692,7 +693,7 @@ def _reader(keys: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]
 
 
 def _publisher(telemetry: Iterable[tuple[str, str]]
-               ) -> Callable[[WorldClock, dict[str, Any]], None]:
+               ) -> Callable[[WorldClock, MutableMapping[str, Any]], None]:
     """A setter, generated once per key table, writing each telemetry lane's clock attribute
     to its key: ``tree[k0] = clock.t`` and so on, one store each (a ``dict.update`` of pairs
     costs several times as much). The keys are the setter's closure, never its source text;
@@ -709,7 +710,7 @@ def _publisher(telemetry: Iterable[tuple[str, str]]
               "    return publish\n")
     namespace: dict[str, Any] = {}
     exec(source, namespace)   # noqa: S102 - built from the lane table and indices alone
-    publish: Callable[[WorldClock, dict[str, Any]], None] = namespace["make"](
+    publish: Callable[[WorldClock, MutableMapping[str, Any]], None] = namespace["make"](
         *(key for key, _ in lanes))
     return publish
 
