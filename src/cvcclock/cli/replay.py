@@ -50,7 +50,7 @@ used; nothing differs but a digest is missing."""
 
 STEPS_PER_LINE = 100
 """World steps a trace may ask for per line it has (the demo's recording: 100 steps in 110
-lines). A 3-line trace may ask for 300 steps, never for 2**62 ticks."""
+lines). A 3-line trace may ask for 300 steps, not the quadrillions of an end near MAX_TICK."""
 
 SPEEDS = (0.01, 100.0)
 """The speeds a trace may record, and ``--speed`` take: a live replay runs at least one
