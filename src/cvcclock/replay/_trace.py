@@ -19,7 +19,9 @@ The file is UTF-8 text, one JSON object a line, each line ending in ``\\n``:
   ``{"end": 600}\\n``: the file as it would be without its digest, so that the end tick is
   covered too. A file without an end line was cut short; one whose digest differs was
   changed after it was written (an edit that stays valid JSON, a line removed), and is
-  refused naming the end line.
+  refused naming the end line. The digest detects a change, not who made it: it is no
+  signature, and whoever edits a file on purpose can write its digest again (as ``save``
+  does for a trace changed in Python).
 
 Version 1, written by cvcclock before the body digest, is the same but for its end line,
 ``{"end": 600}``, and is read as before: ``header.version`` tells a reader it is 1, so that
