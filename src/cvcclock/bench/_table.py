@@ -100,6 +100,8 @@ GOALS = (
          ("tick", "floor0"), lambda a, b: a / b, True, 1.2),
     Goal("clock.advance(1/60)", "an empty C method call with one argument",
          ("advance", "floor1"), lambda a, b: a / b, True, 1.5),
+    Goal("binding.drive(1/60) on a dict tree", "clock.advance(1/60)",
+         ("drive", "advance"), lambda drive, advance: drive / advance, True, 20.0),
     Goal("ClockBank.advance, per clock", "the speed of a Python loop of WorldClock.advance",
          ("bank_loop", "bank"), lambda a, b: a / b, False, 30.0),
     Goal("ClockBank.advance, per clock", "the speed of the same arithmetic in numpy",
