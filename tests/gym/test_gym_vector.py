@@ -155,7 +155,7 @@ def test_disabled_autoreset_refuses_to_step_an_ended_sub_env_and_changes_nothing
     with pytest.raises(RuntimeError, match=r"sub-envs \[0\] ended"):
         envs.step(np.array([0, 0]))
     assert envs.bank.tick.tolist() == ticks.tolist()
-    assert all(np.array_equal(a, e.unwrapped.state) for a, e in zip(state, envs.envs))
+    assert all(np.array_equal(a, e.unwrapped.state) for a, e in zip(state, envs.envs, strict=True))
 
 
 def fns(n=3):
