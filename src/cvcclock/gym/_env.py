@@ -269,9 +269,8 @@ class ClockedEnv(gymnasium.Wrapper[Any, Any, Any, Any], gymnasium.utils.RecordCo
             raise RuntimeError(
                 f"the clock jumped (configure, seek_tick or restore) while the env followed "
                 f"it at tick {self._last}; restore it with restore_clock_state()")
-        due = self._follower.take_due(self.clock)
-        if due:
-            self._taken = due[-1]
+        # Due ticks are consecutive multiples of the period: n more end n periods further.
+        self._taken += self._follower.take(self.clock) * self.period
 
     def _bring(self, due: int) -> None:
         """Make the step due at ``due`` fall due: run the clock there, or wait frames."""

@@ -173,13 +173,9 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._limit = np.array([limit_ticks(v, fixed) for v in limits], dtype=np.int64)
         self._start = np.zeros(n, dtype=np.int64)
         self._all = np.ones(n, dtype=np.bool_)
-        self._quanta = np.full(n, period, dtype=np.int64)
 
         self._env_obs: list[Any] = [None] * n
         self._observations = create_empty_array(self.single_observation_space, n=n, fn=np.zeros)
-        self._rewards = np.zeros(n, dtype=np.float64)
-        self._terminations = np.zeros(n, dtype=np.bool_)
-        self._truncations = np.zeros(n, dtype=np.bool_)
         self._autoreset_envs = np.zeros(n, dtype=np.bool_)
 
     def _check_spaces(self) -> None:
@@ -200,6 +196,21 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
     def episode_ticks(self) -> npt.NDArray[np.int64]:
         """Each sub-env's tick counted from its episode's start (a new array)."""
         return self.bank.tick - self._start
+
+    def _advance(self, some_resetting: bool) -> None:
+        """One call runs every stepping slot's quanta; a sub-env being reset runs none.
+
+        The cheapest call that does it: ``advance_ticks`` of one count when every slot
+        steps, ``step_once`` of a mask for one-quantum steps; an array of counts (whose
+        checks cost some microseconds) only for a longer step while some are reset.
+        """
+        bank = self.bank
+        if not some_resetting:
+            bank.advance_ticks(self.period)
+        elif self.period == 1:
+            bank.step_once(~self._autoreset_envs)
+        else:
+            bank.advance_ticks(np.where(self._autoreset_envs, 0, self.period))
 
     def _add_time(self, infos: dict[str, Any]) -> dict[str, Any]:
         ticks = self.bank.tick - self._start
@@ -240,12 +251,8 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
             options = {k: v for k, v in options.items() if k != "reset_mask"} if options else None
         where = self._all if mask is None else mask
         if mask is None:
-            self._terminations = np.zeros(n, dtype=np.bool_)
-            self._truncations = np.zeros(n, dtype=np.bool_)
             self._autoreset_envs = np.zeros(n, dtype=np.bool_)
         else:
-            self._terminations[mask] = False
-            self._truncations[mask] = False
             self._autoreset_envs[mask] = False
         infos: dict[str, Any] = {}
         ticks = self.bank.tick
@@ -304,40 +311,45 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                 "autoreset_mode DISABLED, reset them with reset(options={'reset_mask': ...}) "
                 "before stepping")
         actions_iter = iterate(self.action_space, actions)
-        resetting = self._autoreset_envs if mode is AutoresetMode.NEXT_STEP else None
-        # One call runs every stepping slot's quanta; a sub-env being reset runs none.
-        quanta = self._quanta if resetting is None else np.where(resetting, 0, self.period)
-        self.bank.advance_ticks(quanta)
+        n = self.num_envs
+        resetting = self._autoreset_envs.tolist() if mode is AutoresetMode.NEXT_STEP else None
+        self._advance(resetting is not None and any(resetting))
         ticks = self.bank.tick
-        over = (ticks - self._start) >= self._limit
+        over = ((ticks - self._start) >= self._limit).tolist()   # the time limits, at once
+        same_step = mode is AutoresetMode.SAME_STEP
 
+        # Python lists in the loop, arrays after it: a list's item costs less than an
+        # array's, and the arrays hold the same float64 and bool values SyncVectorEnv's do.
+        rewards, terminations, truncations = [0.0] * n, [False] * n, [False] * n
+        started: list[int] = []
         infos: dict[str, Any] = {}
-        for i, action in enumerate(actions_iter):
-            env = self.envs[i]
+        for i, (env, action) in enumerate(zip(self.envs, actions_iter, strict=True)):
             if resetting is not None and resetting[i]:
-                self._env_obs[i], env_info = env.reset()
-                self._start[i] = ticks[i]
-                self._rewards[i] = 0.0
-                self._terminations[i] = False
-                self._truncations[i] = False
+                observation, env_info = env.reset()
+                started.append(i)
             else:
-                (self._env_obs[i], self._rewards[i], self._terminations[i],
-                 truncated, env_info) = env.step(action)
-                self._truncations[i] = truncated or over[i]
-                if mode is AutoresetMode.SAME_STEP and (self._terminations[i]
-                                                        or self._truncations[i]):
+                observation, reward, terminated, truncated, env_info = env.step(action)
+                truncated = truncated or over[i]
+                rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
+                if same_step and (terminated or truncated):
                     infos = self._add_info(
-                        infos, {"final_obs": self._env_obs[i], "final_info": env_info}, i)
-                    self._env_obs[i], env_info = env.reset()
-                    self._start[i] = ticks[i]
+                        infos, {"final_obs": observation, "final_info": env_info}, i)
+                    observation, env_info = env.reset()
+                    started.append(i)
+            self._env_obs[i] = observation
             infos = self._add_info(infos, env_info, i)
+        if started:
+            self._start[started] = ticks[started]
+        # New arrays each step, so they are returned as they are: the env keeps none of them.
+        rewards_out = np.array(rewards, dtype=np.float64)
+        terminated_out = np.array(terminations, dtype=np.bool_)
+        truncated_out = np.array(truncations, dtype=np.bool_)
 
         self._observations = concatenate(self.single_observation_space, self._env_obs,
                                          self._observations)
-        self._autoreset_envs = np.logical_or(self._terminations, self._truncations)
+        self._autoreset_envs = np.logical_or(terminated_out, truncated_out)
         return (deepcopy(self._observations) if self.copy else self._observations,
-                np.copy(self._rewards), np.copy(self._terminations),
-                np.copy(self._truncations), self._add_time(infos))
+                rewards_out, terminated_out, truncated_out, self._add_time(infos))
 
     def render(self) -> tuple[Any, ...]:
         """Each sub-env's ``render()``."""
