@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, SupportsFloat
 
 import gymnasium
@@ -48,7 +48,7 @@ def _outcome_hash(observation: Any, reward: SupportsFloat, terminated: bool,
 def _json_action(space: gymnasium.Space[Any], action: Any) -> tuple[JSONValue, Any]:
     """The action as the trace stores it (the space's ``to_jsonable`` of a batch of one),
     and the action a replay will apply, read back from it."""
-    value = _json_copy(space.to_jsonable([action]), "action")
+    value: Any = _json_copy(space.to_jsonable([action]), "action")
     return value, space.from_jsonable(value)[0]
 
 
@@ -325,7 +325,8 @@ def replay_episode(env_fn: Callable[[], gymnasium.Env[Any, Any]], path: str | os
     if isinstance(inner, ClockedEnv) or not isinstance(inner, gymnasium.Env):
         raise TypeError(f"env_fn must make the env the recorded ClockedEnv wrapped (a "
                         f"gymnasium.Env, not a ClockedEnv), got {inner!r}")
-    time_limit = first.metadata.get("time_limit")
+    meta: Mapping[str, Any] = first.metadata
+    time_limit = meta.get("time_limit")
     env = ClockedEnv(inner, clock, dt=first.dt, time_limit=time_limit)
     result = None
     for trace in traces:
@@ -348,7 +349,7 @@ def _traces_back_to_a_seed(path: str | os.PathLike[str], index: int) -> list[Inp
 
 def _replay_one(env: ClockedEnv, trace: InputTrace) -> Episode:
     header = trace.header
-    meta = header.metadata
+    meta: Mapping[str, Any] = header.metadata
     if env.clock.tick != header.start_tick or env.tick != header.start_tick:
         raise ValueError(f"episode {meta.get('episode')!r} starts at tick {header.start_tick}; "
                          f"the episode before it ended at tick {env.tick}")

@@ -175,7 +175,8 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self._all = np.ones(n, dtype=np.bool_)
 
         self._env_obs: list[Any] = [None] * n
-        self._observations = create_empty_array(self.single_observation_space, n=n, fn=np.zeros)
+        self._observations: Any = create_empty_array(self.single_observation_space, n=n,
+                                                     fn=np.zeros)
         self._autoreset_envs = np.zeros(n, dtype=np.bool_)
 
     def _check_spaces(self) -> None:
@@ -320,7 +321,9 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
 
         # Python lists in the loop, arrays after it: a list's item costs less than an
         # array's, and the arrays hold the same float64 and bool values SyncVectorEnv's do.
-        rewards, terminations, truncations = [0.0] * n, [False] * n, [False] * n
+        rewards: list[Any] = [0.0] * n
+        terminations: list[Any] = [False] * n
+        truncations: list[Any] = [False] * n
         started: list[int] = []
         infos: dict[str, Any] = {}
         for i, (env, action) in enumerate(zip(self.envs, actions_iter, strict=True)):
