@@ -3,6 +3,7 @@ clock state saved and restored, and bad input refused without changing anything.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import warnings
 
@@ -38,11 +39,12 @@ def _quiet_checker():
 
 @pytest.mark.parametrize("name", MAKERS)
 def test_gymnasiums_env_checker_passes_on_a_clocked_env(name, monkeypatch):
-    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")   # CartPole's human mode opens a window
-    if name == "CartPole":
-        pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")   # the human modes open a window
+    # The classic-control envs render with pygame: where it is missing (the README's suite)
+    # the checker checks all but their render modes; the gym stage installs it.
+    renders = name == "Spring" or importlib.util.find_spec("pygame") is not None
     env = ClockedEnv(MAKERS[name](), time_limit=1.0)
-    check_env(env)
+    check_env(env, skip_render_check=not renders)
     env.close()
 
 
