@@ -237,3 +237,15 @@ def test_restoring_a_state_of_another_kind_is_refused_and_changes_nothing():
         env.restore_clock_state(before)
     assert env.clock.state() == before
     assert env.step(np.zeros(1, np.float32))[4]["tick"] == 10
+
+
+def test_without_gymnasium_the_wing_says_how_to_install_it():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['gymnasium'] = None\n"
+            "try:\n    import cvcclock.gym\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip() == ("cvcclock.gym needs Gymnasium: pip install '.[gym]' (in a "
+                                  "checkout) or pip install 'cvcclock[gym]' (from an index)")

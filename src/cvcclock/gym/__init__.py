@@ -22,7 +22,7 @@ from cvcclock._extras import install_hint
 
 try:
     import gymnasium as _gymnasium
-except ImportError as error:   # pragma: no cover - the extra's absence is tested by name
+except ImportError as error:   # tests/gym/test_gym_env.py hides Gymnasium to test it
     raise ImportError(f"cvcclock.gym needs Gymnasium: {install_hint('gym')}") from error
 del _gymnasium
 
