@@ -757,3 +757,27 @@ def f(value, progress, world):
     return check_callable(value, "fn", optional=True)
 '''
     assert restated_rules(source) == []
+
+
+def test_time_limits_are_one_for_all_or_one_a_run_each_a_time_limit():
+    import math
+
+    import numpy as np
+
+    from cvcclock.checks import check_time_limits
+    assert check_time_limits(2.0, 3).tolist() == [2.0, 2.0, 2.0]
+    assert check_time_limits([1, math.inf, 0.5], 3).tolist() == [1.0, math.inf, 0.5]
+    assert check_time_limits(np.array([1.0, 2.0]), 2).dtype == np.float64
+    with pytest.raises(ValueError, match=r"limits must hold one limit for each of the 3 runs, "
+                                         r"got 2"):
+        check_time_limits([1.0, 2.0], 3, "limits")
+    with pytest.raises(ValueError, match=r"time_limits\[1\] .*-1"):
+        check_time_limits([1.0, -1.0], 2)
+    with pytest.raises(ValueError, match=r"time_limits .*nan"):
+        check_time_limits(math.nan, 2)
+    with pytest.raises(TypeError, match=r"time_limits\[0\]"):
+        check_time_limits(["1"], 1)
+    with pytest.raises(TypeError, match=r"time_limits"):
+        check_time_limits("1", 1)
+    with pytest.raises(ValueError, match=r"1-d"):
+        check_time_limits(np.ones((2, 1)), 2)

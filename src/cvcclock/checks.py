@@ -17,6 +17,8 @@ applies, and adds the rules the core has no argument for (seeds, strings):
 - ``check_callable(value, name)``: anything callable;
 - ``check_timeout(value, name="timeout")``: a wait's timeout, None or seconds;
 - ``check_time_limit(value, name="time_limit")``: a run's time limit, seconds or ``math.inf``;
+- ``check_time_limits(value, n, name="time_limits")``: one time limit for each of ``n``
+  runs, given once for all or one a run;
 - ``MAX_TICK``: 2**62, the largest tick, count or due tick.
 
 A wrong type raises TypeError, a wrong value ValueError; both name the argument and the value.
@@ -27,7 +29,7 @@ from __future__ import annotations
 import math
 import operator
 import os
-from typing import Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Literal, TypeVar, overload
 
 from cvcclock._core import (
     MAX_TICK,
@@ -39,9 +41,12 @@ from cvcclock._core import (
     check_timeout,
 )
 
+if TYPE_CHECKING:
+    import numpy
+
 __all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_path",
            "check_real", "check_seconds", "check_seed", "check_str", "check_stream_name",
-           "check_time_limit", "check_timeout"]
+           "check_time_limit", "check_time_limits", "check_timeout"]
 
 T = TypeVar("T")
 
@@ -210,3 +215,43 @@ def check_time_limit(value: object, name: str = "time_limit") -> float:
         if value == math.inf:   # check_seconds took it as a real number: this one is +inf
             return math.inf
         raise ValueError(f"{e} (or math.inf for no limit)") from None
+
+
+def check_time_limits(value: object, n: int, name: str = "time_limits") -> numpy.ndarray:
+    """Return ``value`` as ``n`` time limits: a float64 array, each as ``check_time_limit``.
+
+    Parameters
+    ----------
+    value : float or sequence of float
+        One limit for every run, or a sequence (list, tuple, 1-d array) of one a run.
+    n : int
+        The number of runs.
+    name : str
+        The argument's name, for the error message; an item is named ``name[i]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(n,)``, a new array.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` or one of its items is not a real number.
+    ValueError
+        If a limit is NaN, negative or ``-inf``, or a sequence's length is not ``n``.
+    """
+    import numpy as np  # here: the rules need numpy only for this one
+
+    count = check_count(n, "n")
+    if isinstance(value, str | bytes) or not hasattr(value, "__len__"):
+        return np.full(count, check_time_limit(value, name), dtype=np.float64)
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise ValueError(f"{name} must be one limit or a 1-d sequence of them, got an array "
+                         f"of shape {value.shape}")
+    items = list(value)   # type: ignore[call-overload]
+    if len(items) != count:
+        raise ValueError(f"{name} must hold one limit for each of the {count} runs, got "
+                         f"{len(items)}: {value!r}")
+    return np.array([check_time_limit(v, f"{name}[{i}]") for i, v in enumerate(items)],
+                    dtype=np.float64)

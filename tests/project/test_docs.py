@@ -4,6 +4,7 @@ docs build itself (``sphinx-build -W``) checks that each directive renders.
 """
 
 import importlib
+import importlib.util
 import re
 from pathlib import Path
 
@@ -23,7 +24,18 @@ PUBLIC_MODULES = [
     "cvcclock.seeding",
     "cvcclock.scenario",
     "cvcclock.batch",
+    "cvcclock.gym",
 ]
+# The public modules that need an optional extra, with the package it brings: where it is
+# missing (the README's suite) their names are left out; the docs stage, whose extra brings
+# Gymnasium, checks them.
+NEEDS_EXTRA = {"cvcclock.gym": "gymnasium"}
+
+
+def _importable(name: str) -> bool:
+    return not any((name == module or name.startswith(module + "."))
+                   and importlib.util.find_spec(package) is None
+                   for module, package in NEEDS_EXTRA.items())
 
 # A top-level directive (members nested inside a class are indented, and named by it).
 DIRECTIVE = re.compile(r"^\.\. (auto\w+|currentmodule|module)::\s*([\w.]+)", re.MULTILINE)
@@ -65,7 +77,7 @@ def documented() -> dict[str, object]:
     pages = sorted(DOCS.rglob("*.rst"))
     assert pages, f"no .rst pages under {DOCS}"
     names = [name for page in pages for name in documented_names(page.read_text("utf-8"))]
-    return {name: resolve(name) for name in names}
+    return {name: resolve(name) for name in names if _importable(name)}
 
 
 def test_the_scan_reads_directives_in_their_module():
@@ -89,6 +101,8 @@ def test_the_scan_reads_directives_in_their_module():
 
 @pytest.mark.parametrize("module_name", PUBLIC_MODULES)
 def test_every_public_name_has_an_autodoc_directive(module_name, documented):
+    if not _importable(module_name):
+        pytest.importorskip(NEEDS_EXTRA[module_name])
     module = importlib.import_module(module_name)
     assert module_name in documented, f"no automodule:: {module_name} in docs/"
     missing = []
