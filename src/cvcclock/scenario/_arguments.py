@@ -36,16 +36,18 @@ def check_instance(value: Any, cls: type[T], name: str) -> T:
     return value
 
 
-def steps_for(seconds: object, dt: float, name: str) -> int:
-    """Time steps in ``seconds`` (checked as argument ``name``), rounded up: a limit falls on
-    the first step at or after it. A limit past the last tick a clock reaches is never met."""
-    # The small slack keeps 0.3 / 0.1 = 2.9999999999999996 at 3 steps, not 4.
-    steps = check_seconds(seconds, name) / dt - 1e-9
-    return MAX_TICK + 1 if steps > MAX_TICK else max(0, math.ceil(steps))
+def steps_for(seconds: object, dt: float, name: str, *, whole: bool = False) -> int:
+    """Time steps in ``seconds`` (checked as argument ``name``) at a step of ``dt``: every
+    conversion of seconds into steps (``do``/``wait`` for, ``terminate_after``, time limits,
+    and with ``whole=True`` a record's ``every``/``after``) goes through here.
 
-
-def steps_floor(seconds: object, dt: float, name: str) -> int:
-    """Whole time steps in ``seconds`` (checked as argument ``name``), rounded down, as
-    Scenic rounds a ``record``'s ``every`` and ``after``."""
-    steps = check_seconds(seconds, name) / dt + 1e-9
-    return MAX_TICK + 1 if steps > MAX_TICK else math.floor(steps)
+    Scenic's rule, exactly: the quotient ``seconds / dt`` as floating point computes it, with
+    no slack. A limit is reached at the first step count ``n`` with ``n >= seconds / dt``, so
+    it is rounded up (``2.1 / 0.3 == 7.000000000000001`` is 8 steps, as Scenic runs it); a
+    record's spacing is rounded down (``whole``), as Scenic's recorders floor it. A limit
+    past the last tick a clock reaches is never met.
+    """
+    steps = check_seconds(seconds, name) / dt
+    if steps > MAX_TICK:
+        return MAX_TICK + 1
+    return math.floor(steps) if whole else max(0, math.ceil(steps))

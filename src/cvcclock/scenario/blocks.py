@@ -22,7 +22,7 @@ from types import GeneratorType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from cvcclock.scenario._arguments import steps_for
-from cvcclock.scenario.behaviors import WAIT, Take, delegation, guards_of
+from cvcclock.scenario.behaviors import WAIT, Take, body_of, delegation, guards_of
 from cvcclock.scenario.control import ABORT, Do, Interrupt, Request
 from cvcclock.scenario.errors import BehaviorError, InvariantViolation
 
@@ -91,9 +91,9 @@ class Context:
 
     def start(self, fn: Callable[..., Any], args: tuple[Any, ...],
               owner: Owner | None = None) -> GenBlock:
-        """Call ``fn(*args)`` (the start of a behavior: its guards are checked) and wrap the
-        generator it makes in a :class:`GenBlock` owned by ``owner``, by default the
-        generator's guards."""
+        """Call ``fn(*args)`` and start it (a behavior's guards are checked now, as Scenic
+        starts an agent's behavior with its scenario); wrap the generator it makes in a
+        :class:`GenBlock` owned by ``owner``, by default the generator's guards."""
         gen = fn(*args)
         if not isinstance(gen, GeneratorType):
             if not hasattr(gen, "__next__"):
@@ -101,7 +101,11 @@ class Context:
                                     f"not a generator; a {self.kind} is a generator function "
                                     f"(it must yield)")
             gen = _generator(gen)
-        return GenBlock(self, gen, guards_of(gen) if owner is None else owner)
+        if owner is None:
+            owner = guards_of(gen)
+            if owner is not None:
+                owner.start()
+        return GenBlock(self, gen, owner)
 
     def child(self, item: Any, owner: Owner | None) -> Block:
         """The block for a request a generator yielded (``do`` or ``interrupt``).
@@ -161,10 +165,11 @@ class GenBlock(Block):
     block.
     """
 
-    __slots__ = ("ctx", "gen", "owner", "check", "child", "acts")
+    __slots__ = ("ctx", "gen", "body", "owner", "check", "child", "acts")
 
     def __init__(self, ctx: Context, gen: Any, owner: Owner | None) -> None:
         self.ctx, self.gen, self.owner = ctx, gen, owner
+        self.body = body_of(gen)            # whose gi_yieldfrom shows a plain delegation
         self.check: Owner | None = None     # whose invariants to check on the next resume
         self.child: Block | None = None
         self.acts = ctx.kind == "behavior"  # only behaviors take actions
@@ -186,7 +191,7 @@ class GenBlock(Block):
             if type(item) is Take:
                 if item.actions and not self.acts:
                     raise self.ctx.refuse(item)
-                inner = self.gen.gi_yieldfrom
+                inner = self.body.gi_yieldfrom
                 self.check = self.owner if inner is None else delegation(self.gen, self.owner)
                 return item
             self.child = self.ctx.child(item, self.owner)   # runs now, in this step
@@ -197,14 +202,19 @@ class GenBlock(Block):
     def _resume_child(self) -> tuple[Take | None, Any, BaseException | None]:
         """Resume the child: its action, or what to send or throw into the generator (its
         result and any violation of the invariants now that it is done, or its exception)."""
+        child = self.child
         try:
-            result = self.child.resume()  # type: ignore[union-attr]
+            result = child.resume()  # type: ignore[union-attr]
         except BaseException as e:       # passes up, into this generator
             self.child = None
             return None, None, e
         if type(result) is Take:
             return result, None, None
         self.child = None
+        if type(child) is InterruptBlock:
+            # Scenic compiles a try/interrupt statement with no check after it (a do has
+            # one): the statement checked them after its last action already.
+            return None, result.value, None
         return None, result.value, _violation(self.owner)    # type: ignore[union-attr]
 
     def close(self, reason: str) -> None:

@@ -89,8 +89,9 @@ def do(*subs: Any, steps: int | None = None, seconds: float | None = None,
     runs nothing), and evaluates to :data:`ABORT`. With no sub-behavior and a limit, it
     waits: ``yield from do(steps=3)`` is Scenic's ``wait for 3 steps``.
 
-    A sub-behavior is a generator, made by calling a behavior: its guards are checked at
-    that call. Preconditions of scenarios are checked when they start.
+    A sub-behavior is a generator, made by calling a behavior; its guards are checked when it
+    starts (the runner first resumes it), as Scenic checks them, so a limit that ends the
+    ``do`` first never checks them. Preconditions of scenarios are checked when they start.
 
     Parameters
     ----------

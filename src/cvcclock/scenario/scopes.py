@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
 
 from cvcclock.checks import check_callable, check_count, check_str
-from cvcclock.scenario._arguments import check_instance, steps_floor, steps_for
+from cvcclock.scenario._arguments import check_instance, steps_for
 from cvcclock.scenario.behaviors import scenario_guards
 from cvcclock.scenario.blocks import Context, Finished, GenBlock
 from cvcclock.scenario.control import Do, do
@@ -183,9 +183,9 @@ class Scope:
         check_str(name, "name")
         check_callable(fn, "fn", "a callable of no arguments")
         dt = self.sim.dt
-        period = (max(1, steps_floor(every_seconds, dt, "every_seconds"))
+        period = (max(1, steps_for(every_seconds, dt, "every_seconds", whole=True))
                   if every_seconds is not None else check_count(every, "every", 1))
-        delay = (steps_floor(after_seconds, dt, "after_seconds")
+        delay = (steps_for(after_seconds, dt, "after_seconds", whole=True)
                  if after_seconds is not None else check_count(after, "after"))
         self._add_record(_Record("record", name, fn, period, delay))
 
@@ -377,8 +377,11 @@ class Scope:
             return self.stop(f"scenario {name!r} reached its time limit of {self._limit_text}")
         self._stepped += 1
         if self._compose is None:
-            sim.note("invariants", name)
-            self.check_invariants()
+            # As Scenic's no-op compose block (``while True: wait``, checking after each
+            # wait): not in the first step, whose check was the one at its start.
+            if self._stepped > 1:
+                sim.note("invariants", name)
+                self.check_invariants()
         else:
             sim.note("compose", name)
             reason = self._resume_compose()

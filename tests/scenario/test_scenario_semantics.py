@@ -1,0 +1,165 @@
+"""Issue 24's rules of Scenic's semantics, on their own (the differential suite runs them
+against Scenic itself): seconds into steps, when guards are checked and how often."""
+
+import pytest
+
+from cvcclock.scenario import (
+    PreconditionViolation,
+    Scenario,
+    Vehicle,
+    do,
+    interrupt,
+    invariant,
+    precondition,
+    simulate,
+    take,
+    wait,
+)
+from cvcclock.scenario._arguments import steps_for
+
+
+@pytest.mark.parametrize(("seconds", "dt", "steps"), [
+    (2.1, 0.3, 8),      # 2.1 / 0.3 == 7.000000000000001: Scenic runs 8 steps
+    (0.3, 0.1, 3),      # 2.9999999999999996: 3
+    (0.7, 0.1, 7),      # 6.999999999999999: 7
+    (1.0, 0.25, 4),
+    (0.0, 0.1, 0),
+])
+def test_seconds_to_steps_is_scenics_exact_quotient_rounded_up(seconds, dt, steps):
+    assert steps_for(seconds, dt, "seconds") == steps
+
+
+def test_a_records_spacing_in_seconds_is_the_exact_quotient_rounded_down():
+    assert steps_for(2.1, 0.3, "every_seconds", whole=True) == 7
+    assert steps_for(0.3, 0.1, "every_seconds", whole=True) == 2     # as Scenic floors it
+
+
+def test_every_seconds_limit_uses_the_one_rule():
+    def hold(car):
+        while True:
+            yield take()
+
+    def timed(car):
+        yield from wait(seconds=2.1)
+        car.own["waited"] = car.sim.step
+
+    class Timed(Scenario):
+        dt = 0.3
+
+        def setup(self, s):
+            s.add_agent("car", Vehicle(), timed, properties={"waited": None})
+            s.record_final("waited", lambda: s.sim["car"].waited)
+
+    assert simulate(Timed(), seed=0, max_steps=12).records_final == {"waited": 8}
+    assert simulate(Timed(), seed=0, time_limit=2.1).steps == 8
+
+    class Limited(Scenario):
+        dt = 0.3
+
+        def setup(self, s):
+            s.add_agent("car", Vehicle(), hold)
+            s.terminate_after(2.1)
+
+    assert simulate(Limited(), seed=0).steps == 8
+
+
+def _never(car):
+    return car.sim.step < 0
+
+
+@precondition(_never)
+def refused(car):
+    while True:
+        yield take()
+
+
+def test_calling_a_guarded_behavior_checks_nothing_until_it_starts():
+    class Unused(Scenario):
+        def setup(self, s):
+            car = s.add_agent("car", Vehicle())
+            self.made = refused(car)        # made, never run: no violation
+
+    assert simulate(Unused(), seed=0, max_steps=2).steps == 2
+
+    def parent(car):
+        yield from do(refused(car), until=lambda: True)     # ended before it starts
+        while True:
+            yield take()
+
+    class Ends(Scenario):
+        def setup(self, s):
+            s.add_agent("car", Vehicle(), parent)
+
+    assert simulate(Ends(), seed=0, max_steps=3).rejections == 0
+
+
+def test_a_guarded_behavior_is_checked_as_it_starts_by_do_or_plain_delegation():
+    seen = []
+
+    def plain(car):
+        try:
+            yield from refused(car)
+        except PreconditionViolation:
+            seen.append(("plain", car.sim.step))
+        yield take()
+        try:
+            yield from do(refused(car))
+        except PreconditionViolation:
+            seen.append(("do", car.sim.step))
+        while True:
+            yield take()
+
+    class Both(Scenario):
+        def setup(self, s):
+            s.add_agent("car", Vehicle(), plain)
+
+    simulate(Both(), seed=0, max_steps=3)
+    assert seen == [("plain", 0), ("do", 1)]
+
+
+def test_an_agents_guarded_behavior_is_checked_as_its_scenario_starts():
+    class Start(Scenario):
+        def setup(self, s):
+            s.add_agent("car", Vehicle(), refused)
+            s.terminate_when(lambda: True)     # before any behavior runs
+
+    with pytest.raises(PreconditionViolation, match="_never"):
+        simulate(Start(), seed=0, raise_guard_violations=True)
+
+
+def test_an_interrupt_statement_ending_checks_the_behaviors_invariants_no_more():
+    calls = []
+
+    def count(car):
+        calls.append(car.sim.step)
+        return True
+
+    def body():
+        yield take()
+
+    @invariant(count)
+    def main(car):
+        yield from interrupt(body, (lambda: False, lambda: None))
+        while True:
+            yield take()
+
+    class One(Scenario):
+        def setup(self, s):
+            s.add_agent("car", Vehicle(), main)
+
+    simulate(One(), seed=0, max_steps=3)
+    # its start; step 1: the statement's check after the body's action, then the body's
+    # own (it returns; no check as the statement ends); step 2: after the take
+    assert calls == [0, 1, 1, 2]
+
+
+def test_a_scenario_without_compose_checks_its_invariants_from_its_second_step():
+    calls = []
+
+    @invariant(lambda scenario, s: calls.append(s.sim.step) or True)
+    class Plain(Scenario):
+        def setup(self, s):
+            s.add_agent("car", Vehicle())
+
+    simulate(Plain(), seed=0, max_steps=3)
+    assert calls == [0, 1, 2, 3]        # at its start (before step 0), then steps 1 to 3

@@ -1,0 +1,309 @@
+"""Issue 24: the rest of Scenic's semantics. Seconds into steps, when guards are checked and
+how often side-effecting guards run, Scenic's own bugs around sub-scenarios (pinned both
+ways), and the features: ``override``, ``lastActions``, ``do choose``/``shuffle``, temporal
+requirements, soft requirements, global parameters."""
+
+from __future__ import annotations
+
+from cvcclock.scenario import (
+    Scenario,
+    do,
+    interrupt,
+    invariant,
+    precondition,
+    take,
+    wait,
+)
+
+from .harness import Case, case_registrar
+from .programs import Prog, at, forever
+
+CASES: list[Case] = []
+
+case = case_registrar(CASES)
+
+
+def ego(behavior, *args, extra=None):
+    """A scenario with one agent "e" at the origin; ``extra(s, agent)`` adds the rest."""
+    def setup(s):
+        agent = s.add_agent("e", at(), behavior, *args)
+        if extra is not None:
+            extra(s, agent)
+    return Prog(setup)
+
+
+def counter():
+    """A side-effecting guard and what it saw: ``(calls, pred)``; ``pred`` appends and is
+    true."""
+    calls = []
+
+    def pred(*_):
+        calls.append(len(calls) + 1)
+        return True
+    return calls, pred
+
+
+# -- 1. seconds into steps ------------------------------------------------------------------
+
+
+@case("seconds_do_for_a_quotient_just_above_a_whole_step", """
+    behavior B(x):
+        while True:
+            take x
+    behavior Main():
+        do B(1) for 2.1 seconds
+        while True:
+            take 2
+    ego = new Object with name "e", with behavior Main
+""", 10, timestep=0.3)
+def _():
+    def main(a):
+        yield from do(forever(1)(a), seconds=2.1)
+        while True:
+            yield take(2)
+    return ego(main)
+
+
+@case("seconds_wait_for_a_quotient_just_above_a_whole_step", """
+    behavior Main():
+        wait for 2.1 seconds
+        while True:
+            take 2
+    ego = new Object with name "e", with behavior Main
+""", 10, timestep=0.3)
+def _():
+    def main(a):
+        yield from wait(seconds=2.1)
+        while True:
+            yield take(2)
+    return ego(main)
+
+
+@case("seconds_terminate_after_a_quotient_just_above_a_whole_step", """
+    behavior B(x):
+        while True:
+            take x
+    ego = new Object with name "e", with behavior B(1)
+    terminate after 2.1 seconds
+""", 12, timestep=0.3)
+def _():
+    return ego(forever(1), extra=lambda s, a: s.terminate_after(2.1))
+
+
+@case("seconds_do_for_a_quotient_just_below_a_whole_step", """
+    behavior B(x):
+        while True:
+            take x
+    behavior Main():
+        do B(1) for 0.3 seconds
+        while True:
+            take 2
+    ego = new Object with name "e", with behavior Main
+""", 6, timestep=0.1)
+def _():
+    def main(a):
+        yield from do(forever(1)(a), seconds=0.3)
+        while True:
+            yield take(2)
+    return ego(main)
+
+
+# -- 2. guards checked when the sub-behavior starts -------------------------------------------
+
+
+@case("guards_a_do_until_true_never_starts_its_sub_behavior", """
+    behavior Foo():
+        precondition: simulation().currentTime < 0
+        while True:
+            take 1
+    behavior Main():
+        do Foo() until True
+        while True:
+            take 2
+    ego = new Object with name "e", with behavior Main
+""", 3)
+def _():
+    @precondition(lambda a: a.sim.step < 0)
+    def foo(a):
+        while True:
+            yield take(1)
+
+    def main(a):
+        yield from do(foo(a), until=lambda: True)
+        while True:
+            yield take(2)
+    return ego(main)
+
+
+@case("guards_an_interrupted_body_checks_its_precondition_when_it_starts", """
+    behavior Sub():
+        precondition: simulation().currentTime >= 1
+        while True:
+            take 1
+    behavior Main():
+        try:
+            do Sub()
+        interrupt when simulation().currentTime == 0:
+            take 3
+    ego = new Object with name "e", with behavior Main
+""", 4)
+def _():
+    @precondition(lambda a: a.sim.step >= 1)
+    def sub(a):
+        while True:
+            yield take(1)
+
+    def main(a):
+        yield from interrupt(do(sub(a)), (lambda: a.sim.step == 0, lambda: take3()))
+
+    def take3():
+        yield take(3)
+    return ego(main)
+
+
+@case("guards_a_sub_behavior_invariant_checked_when_it_starts", """
+    behavior Sub():
+        invariant: simulation().currentTime >= 2
+        while True:
+            take 1
+    behavior Main():
+        take 5
+        take 5
+        do Sub()
+    ego = new Object with name "e", with behavior Main
+""", 4)
+def _():
+    @invariant(lambda a: a.sim.step >= 2)
+    def sub(a):
+        while True:
+            yield take(1)
+
+    def main(a):
+        later = sub(a)      # made at step 0, started at step 2: checked then
+        yield take(5)
+        yield take(5)
+        yield from do(later)
+    return ego(main)
+
+
+# -- 3. side-effecting guards run as often as in Scenic ---------------------------------------
+
+
+@case("guards_count_a_scenario_invariant_without_compose", """
+    calls = []
+    def count():
+        calls.append(len(calls) + 1)
+        return True
+    scenario Main():
+        invariant: count()
+        setup:
+            ego = new Object with name "e"
+            record len(calls) as n
+""", 3)
+def _():
+    calls, pred = counter()
+
+    @invariant(pred)
+    class Main(Scenario):
+        def setup(self, s):
+            s.add_agent("e", at())
+            s.record("n", lambda: len(calls))
+    return Main()
+
+
+@case("guards_count_a_sub_scenario_invariant_without_compose", """
+    calls = []
+    def count():
+        calls.append(len(calls) + 1)
+        return True
+    scenario Main():
+        setup:
+            ego = new Object with name "e"
+            record len(calls) as n
+        compose:
+            do Sub()
+    scenario Sub():
+        invariant: count()
+        setup:
+            terminate after 3 steps
+""", 5)
+def _():
+    calls, pred = counter()
+
+    @invariant(pred)
+    class Sub(Scenario):
+        def setup(self, s):
+            s.terminate_after(steps=3)
+
+    def setup(s):
+        s.add_agent("e", at())
+        s.record("n", lambda: len(calls))
+
+    def compose(s):
+        yield from s.do(Sub())
+    return Prog(setup, compose)
+
+
+@case("guards_count_a_behavior_invariant_around_an_interrupt", """
+    calls = []
+    def count():
+        calls.append(len(calls) + 1)
+        return True
+    behavior Main():
+        invariant: count()
+        try:
+            take 1
+            take 1
+        interrupt when False:
+            take 9
+        take 2
+        take 2
+    ego = new Object with name "e", with behavior Main
+    record len(calls) as n
+""", 5)
+def _():
+    calls, pred = counter()
+
+    @invariant(pred)
+    def main(a):
+        def body():
+            yield take(1)
+            yield take(1)
+        yield from interrupt(body, (lambda: False, lambda: take9()))
+        yield take(2)
+        yield take(2)
+
+    def take9():
+        yield take(9)
+    return ego(main, extra=lambda s, a: s.record("n", lambda: len(calls)))
+
+
+@case("guards_count_a_behavior_invariant_around_a_do", """
+    calls = []
+    def count():
+        calls.append(len(calls) + 1)
+        return True
+    behavior Sub():
+        take 1
+        take 1
+    behavior Main():
+        invariant: count()
+        do Sub()
+        take 2
+        take 2
+    ego = new Object with name "e", with behavior Main
+    record len(calls) as n
+""", 5)
+def _():
+    calls, pred = counter()
+
+    def sub(a):
+        yield take(1)
+        yield take(1)
+
+    @invariant(pred)
+    def main(a):
+        yield from do(sub(a))
+        yield take(2)
+        yield take(2)
+    return ego(main, extra=lambda s, a: s.record("n", lambda: len(calls)))
