@@ -163,3 +163,26 @@ def test_a_scenario_without_compose_checks_its_invariants_from_its_second_step()
 
     simulate(Plain(), seed=0, max_steps=3)
     assert calls == [0, 1, 2, 3]        # at its start (before step 0), then steps 1 to 3
+
+
+def test_a_trajectory_entry_sees_what_a_compose_block_changed_before_it():
+    """The entry of a step is made as the last step's properties are read back, unless a
+    property is set or an agent added before it is saved (the compose blocks run first)."""
+    class Joiner(Scenario):
+        def setup(self, s):
+            s.add_agent("late", Vehicle(x=7.0))
+
+    class Moves(Scenario):
+        def setup(self, s):
+            self.car = s.add_agent("car", Vehicle())
+
+        def compose(self, s):
+            yield wait()
+            self.car.x = 5.0                    # at step 1, before its records
+            yield wait()
+            yield from s.do(Joiner(), steps=1)  # at step 2, an agent joins
+            yield wait()
+
+    result = simulate(Moves(), seed=0, max_steps=4)
+    assert [round(st["car"]["x"], 9) for st in result.trajectory] == [0.0, 5.0, 5.0, 5.0, 5.0]
+    assert ["late" in st for st in result.trajectory] == [False, False, True, True, True]

@@ -59,6 +59,12 @@ class Block:
     """Something resumed once per time step until it yields an action or finishes."""
 
     __slots__ = ()
+    direct: Any = None
+    """A generator the runner may resume directly (see :class:`GenBlock`); None here."""
+
+    def went_on(self, item: Any) -> Take | Finished:
+        """After a fast-path resumption of ``direct``: only a :class:`GenBlock` has one."""
+        raise NotImplementedError
 
     def resume(self) -> Take | Finished:
         """Run until an action (a :class:`Take`) is yielded or the block finishes."""
@@ -163,9 +169,18 @@ class GenBlock(Block):
     ``owner`` holds the invariants of the generator's own code: its guards for a behavior,
     the enclosing behavior's for an interrupt's body or handler, the scope for a compose
     block.
+
+    Attributes
+    ----------
+    direct : generator or None
+        The generator, when the next step may resume it with a bare ``next(direct, block)``
+        (the runner's per-agent fast path): a behavior with no guards, no child running and
+        nothing to check. What that yields goes to :meth:`went_on` unless it is an action
+        taken outside any plain delegation (``direct.gi_yieldfrom`` is None); ``block``
+        itself back means the generator finished.
     """
 
-    __slots__ = ("ctx", "gen", "body", "owner", "check", "child", "acts")
+    __slots__ = ("ctx", "gen", "body", "owner", "check", "child", "acts", "direct")
 
     def __init__(self, ctx: Context, gen: Any, owner: Owner | None) -> None:
         self.ctx, self.gen, self.owner = ctx, gen, owner
@@ -173,8 +188,50 @@ class GenBlock(Block):
         self.check: Owner | None = None     # whose invariants to check on the next resume
         self.child: Block | None = None
         self.acts = ctx.kind == "behavior"  # only behaviors take actions
+        self.direct = gen if self.acts and owner is None else None
+
+    def _sync(self) -> None:
+        """Whether the next step may take the fast path (see ``direct``)."""
+        plain = self.acts and self.owner is None and self.child is None and self.check is None
+        self.direct = self.gen if plain else None
+
+    def went_on(self, item: Any) -> Take | Finished:
+        """Go on after a fast-path ``next(direct, self)`` gave ``item``: what :meth:`resume`
+        would have returned."""
+        try:
+            if item is self:
+                return Finished(None)
+            if type(item) is Take:          # an action, from inside a plain delegation
+                self.check = delegation(self.gen, self.owner)
+                return item
+            return self._yielded(item)
+        finally:
+            self._sync()
 
     def resume(self) -> Take | Finished:
+        try:
+            return self._step()
+        finally:
+            self._sync()
+
+    def _step(self) -> Take | Finished:
+        if self.child is None and self.check is None:
+            # The common step: resumed after an action with nothing to check or run first.
+            try:
+                item = next(self.gen)
+            except StopIteration as stop:
+                return Finished(stop.value)
+            if type(item) is Take and (self.acts or not item.actions):
+                if self.body.gi_yieldfrom is not None:
+                    self.check = delegation(self.gen, self.owner)
+                elif self.owner is not None:
+                    self.check = self.owner
+                return item
+            return self._yielded(item)
+        return self._resume()
+
+    def _resume(self) -> Take | Finished:
+        """The general step: a child to resume, or invariants to check, first."""
         send: Any = None
         throw: BaseException | None = None
         if self.child is not None:
@@ -183,6 +240,21 @@ class GenBlock(Block):
                 return taken
         elif self.check is not None:
             throw = _violation(self.check)
+        return self._run(send, throw)
+
+    def _yielded(self, item: Any) -> Take | Finished:
+        """The fast path's generator yielded a request, or an action it may not take."""
+        if type(item) is Take:
+            raise self.ctx.refuse(item)
+        self.child = self.ctx.child(item, self.owner)   # runs now, in this step
+        taken, send, throw = self._resume_child()
+        if taken is not None:
+            return taken
+        return self._run(send, throw)
+
+    def _run(self, send: Any, throw: BaseException | None) -> Take | Finished:
+        """Send or throw into the generator, running the children of what it yields, until
+        an action is taken or it finishes."""
         while True:
             try:
                 item = self.gen.send(send) if throw is None else self.gen.throw(throw)
@@ -214,11 +286,12 @@ class GenBlock(Block):
         if type(child) is InterruptBlock:
             # Scenic compiles a try/interrupt statement with no check after it (a do has
             # one): the statement checked them after its last action already.
-            return None, result.value, None
+            return None, result.value, None  # type: ignore[union-attr]
         return None, result.value, _violation(self.owner)    # type: ignore[union-attr]
 
     def close(self, reason: str) -> None:
         child, self.child = self.child, None
+        self.direct = None
         if child is not None:
             child.close(reason)
         self.gen.close()

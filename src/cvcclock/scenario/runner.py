@@ -325,8 +325,10 @@ class ScenarioRunner:
 
     def _scenarios(self, sim: Simulation) -> None:
         """1. The top-level scope's step; its compose block steps its sub-scenarios."""
-        sim.note("scenarios")
-        top = _top(sim)
+        if sim.tracing:
+            sim.note("scenarios")
+        top = sim.top
+        assert top is not None     # made before anything runs
         if top.running:
             try:
                 top.step()
@@ -338,9 +340,10 @@ class ScenarioRunner:
 
     def _records(self, sim: Simulation) -> None:
         """2. The trajectory entry, then the records of every running scope."""
-        sim.note("records")
+        if sim.tracing:
+            sim.note("records")
         sim.save_state()
-        for scope in _top(sim).tree():
+        for scope in sim.running_scopes():
             scope.save_records()
 
     def _monitors(self, sim: Simulation) -> tuple[TerminationType, str] | None:
@@ -350,16 +353,20 @@ class ScenarioRunner:
         level it ends the run); ``terminate_simulation()`` ends the run. The first to ask
         names the reason; the rest still run.
         """
-        sim.note("monitors")
-        top = _top(sim)
+        tracing = sim.tracing
+        if tracing:
+            sim.note("monitors")
+        top = sim.top
+        assert top is not None     # made before anything runs
         ended = None
         stopping: list[tuple[Scope, str]] = []
-        for scope in list(top.tree()):
+        for scope in sim.running_scopes():     # stopping one makes a new list, not this
             for monitor in scope.monitors:
                 block = monitor.block
                 if block is None:
                     continue
-                sim.note("monitor", monitor.name)
+                if tracing:
+                    sim.note("monitor", monitor.name)
                 try:
                     if type(block.resume()) is not Take:
                         monitor.block = None
@@ -383,12 +390,14 @@ class ScenarioRunner:
                             ended: tuple[TerminationType, str] | None) -> None:
         """4. End the run for a monitor, a stopped top-level scenario, a
         ``terminate_simulation_when`` condition or the run's own limit."""
-        sim.note("termination_checks")
-        top = _top(sim)
+        if sim.tracing:
+            sim.note("termination_checks")
+        top = sim.top
+        assert top is not None     # made before anything runs
         if ended is None and not top.running:
             ended = (TerminationType.SCENARIO_COMPLETE, str(top.stop_reason))
         if ended is None:
-            for scope in top.tree():
+            for scope in sim.running_scopes():
                 held = scope.end_condition()
                 if held is not None:
                     ended = (TerminationType.TERMINATION_CONDITION, held)
@@ -405,30 +414,44 @@ class ScenarioRunner:
         scenario that created the agent (the run, at the top level);
         ``terminate_simulation()`` ends the run.
         """
-        sim.note("behaviors")
+        tracing = sim.tracing
+        if tracing:
+            sim.note("behaviors")
         chosen: list[tuple[Agent, tuple[Any, ...]]] = []
         step_actions: dict[str, tuple[Any, ...]] = {}
         for agent in sim.behaving:
-            sim.note("behavior", agent.name)
-            actions: tuple[Any, ...] = ()
+            if tracing:
+                sim.note("behavior", agent.name)
             block = agent.block
-            if block is not None:
-                try:
+            if block is None:
+                step_actions[agent.name] = ()
+                continue
+            result: Any
+            try:
+                gen = block.direct
+                if gen is None:
                     result = block.resume()
-                except RejectSimulation as e:
-                    e.args = (f"behavior of agent {agent.name!r}: {e}",)
-                    raise
-                except Terminate as t:
-                    agent.block = None
-                    self._terminated(sim, agent, t)
                 else:
-                    if type(result) is Take:
-                        actions = result.actions
-                        if actions:
-                            chosen.append((agent, actions))
-                    else:
-                        agent.block = None
-            step_actions[agent.name] = actions
+                    # The fast path: a plain behavior's generator resumed by a bare next().
+                    result = next(gen, block)
+                    if type(result) is not Take or gen.gi_yieldfrom is not None:
+                        result = block.went_on(result)
+            except RejectSimulation as e:
+                e.args = (f"behavior of agent {agent.name!r}: {e}",)
+                raise
+            except Terminate as t:
+                agent.block = None
+                step_actions[agent.name] = ()
+                self._terminated(sim, agent, t)
+                continue
+            if type(result) is Take:
+                actions = result.actions
+                if actions:
+                    chosen.append((agent, actions))
+                step_actions[agent.name] = actions
+            else:
+                agent.block = None
+                step_actions[agent.name] = ()
         sim.save_actions(step_actions)
         return chosen
 
@@ -443,7 +466,10 @@ class ScenarioRunner:
 
     def _actions(self, sim: Simulation, chosen: list[tuple[Agent, tuple[Any, ...]]]) -> None:
         """6. Execute each agent's actions, in order."""
-        sim.note("actions")
+        if sim.tracing:
+            sim.note("actions")
+        if not chosen:
+            return
         apply = sim.simulator.apply_action
         for agent, actions in chosen:
             for action in actions:
@@ -458,17 +484,20 @@ class ScenarioRunner:
 
     def _simulator_step(self, sim: Simulation) -> None:
         """7. Run the simulator for one time step."""
-        sim.note("simulator_step")
+        if sim.tracing:
+            sim.note("simulator_step")
         sim.simulator.step(sim.dt)
 
     def _dynamic_properties(self, sim: Simulation) -> None:
         """8. Read every object's dynamic properties back."""
-        sim.note("dynamic_properties")
+        if sim.tracing:
+            sim.note("dynamic_properties")
         sim.read_properties()
 
     def _next_step(self, sim: Simulation) -> None:
         """9. The next time step."""
-        sim.note("clock")
+        if sim.tracing:
+            sim.note("clock")
         sim.step += 1
 
     def _finish(self, sim: Simulation, kind: TerminationType, reason: str) -> None:

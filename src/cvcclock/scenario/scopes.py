@@ -100,6 +100,7 @@ class Scope:
         self._stepped = 0                   # steps run: a time limit counts these
         self._saved = -1                    # the last step whose records were saved
         self._guards = scenario_guards(type(scenario))
+        self._class_invariants = self._guards is not None and bool(self._guards.invariants)
         self._always: list[tuple[str, Predicate]] = []
         self._eventually: list[tuple[str, Predicate]] = []
         self._satisfied: list[bool] = []
@@ -332,6 +333,7 @@ class Scope:
         child = Scope(scenario, self.sim, self)
         child.start()
         self.children.append(child)
+        self.sim.scopes_changed()
         return child
 
     def _start_behavior(self, agent: Agent) -> None:
@@ -362,15 +364,20 @@ class Scope:
             A requirement or invariant violated, or a compose block's ``require``.
         """
         sim, name = self.sim, self.name
-        sim.note("require_always", name)
+        tracing = sim.tracing       # the phase notes cost a call each: only when tracing
+        if tracing:
+            sim.note("require_always", name)
         for desc, pred in self._always:
             if not pred():
                 raise RejectSimulation(f"require_always {desc} of scenario {name!r} violated")
-        sim.note("require_eventually", name)
-        for i, (_, pred) in enumerate(self._eventually):
-            if pred():
-                self._satisfied[i] = True
-        sim.note("time_limit", name)
+        if tracing:
+            sim.note("require_eventually", name)
+        if self._eventually:
+            for i, (_, pred) in enumerate(self._eventually):
+                if pred():
+                    self._satisfied[i] = True
+        if tracing:
+            sim.note("time_limit", name)
         # Steps it ran, not steps since it started: an interrupt that suspends the do()
         # running it suspends its clock too (as Scenic counts).
         if self._limit is not None and self._stepped >= self._limit:
@@ -380,14 +387,18 @@ class Scope:
             # As Scenic's no-op compose block (``while True: wait``, checking after each
             # wait): not in the first step, whose check was the one at its start.
             if self._stepped > 1:
-                sim.note("invariants", name)
-                self.check_invariants()
+                if tracing:
+                    sim.note("invariants", name)
+                if self._invariants or self._class_invariants:
+                    self.check_invariants()
         else:
-            sim.note("compose", name)
+            if tracing:
+                sim.note("compose", name)
             reason = self._resume_compose()
             if reason is not None:
                 return self.stop(reason)
-        sim.note("terminate_when", name)
+        if tracing:
+            sim.note("terminate_when", name)
         for desc, pred in self._terminate_when:
             if pred():
                 return self.stop(f"terminate_when {desc} of scenario {name!r} held")
@@ -424,6 +435,8 @@ class Scope:
     def save_records(self) -> None:
         """Save this step's values, once per step: ``record_initial`` at the scope's first
         step, then each ``record`` due."""
+        if not self._records:
+            return
         sim = self.sim
         n = sim.step
         if self._saved == n:
@@ -470,6 +483,7 @@ class Scope:
                     monitor.block.close(f"scenario {self.name!r} stopped")
                     monitor.block = None
             self.parent.children.remove(self)
+        self.sim.scopes_changed()
         for (desc, _), ok in zip(self._eventually, self._satisfied, strict=True):
             if not ok:
                 raise RejectSimulation(

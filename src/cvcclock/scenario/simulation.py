@@ -122,9 +122,13 @@ class Agent:
                 f"set_property method, so change it with an action")
         setter(self.handle, key, value)
         self.props = simulator.get_properties(self.handle)
+        self.sim._entry = None      # the next trajectory entry must read it afresh
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, {dict({**self.own, **self.props})!r})"
+
+
+_SET_PROPS = Agent.props.__set__  # type: ignore[attr-defined,misc]
 
 
 class Simulation:
@@ -147,6 +151,8 @@ class Simulation:
         The attempt's simulator.
     top : Scope or None
         The top-level scenario's scope, once the runner has made it.
+    tracing : bool
+        Whether a ``trace`` was given: the runner calls :meth:`note` only then.
 
     The other methods are the runner's: they keep what goes into the result (the
     trajectory, the actions, the records) and the trace.
@@ -172,6 +178,11 @@ class Simulation:
         self.agents: dict[str, Agent] = {}
         self.top: Scope | None = None
         self._trace = check_callable(trace, "trace", optional=True)
+        self.tracing = trace is not None
+        self._scopes: list[Scope] | None = None     # running_scopes(), until one changes
+        # The next trajectory entry, made as the properties are read back, until an agent
+        # is added or a property set: one pass over the agents a step instead of two.
+        self._entry: dict[str, Mapping[str, Any]] | None = None
         self._behaving: list[Agent] = []
         self._trajectory: list[dict[str, Mapping[str, Any]]] = []
         self._actions: list[dict[str, tuple[Any, ...]]] = []
@@ -222,9 +233,25 @@ class Simulation:
         agent = Agent(name, handle, self.simulator.get_properties(handle), self, behavior, args,
                       scope=scope, own=properties)
         self.agents[name] = agent
+        self._entry = None
         if behavior is not None:
             self._behaving.append(agent)
         return agent
+
+    def running_scopes(self) -> list[Scope]:
+        """The top-level scope (even once it has stopped: its monitors run in that step),
+        then the running sub-scopes (:meth:`Scope.tree`); made again only after
+        :meth:`scopes_changed`, so a step with no scope starting or stopping walks no tree."""
+        scopes = self._scopes
+        if scopes is None:
+            top = self.top
+            scopes = self._scopes = [] if top is None else list(top.tree())
+        return scopes
+
+    def scopes_changed(self) -> None:
+        """A scope started or stopped: :meth:`running_scopes` walks the tree again (a list
+        it returned before stays as it was, for a loop that is going through it)."""
+        self._scopes = None
 
     @property
     def behaving(self) -> list[Agent]:
@@ -233,7 +260,10 @@ class Simulation:
 
     def save_state(self) -> None:
         """Append this step's trajectory entry: every object's dynamic properties."""
-        self._trajectory.append({a.name: a.props for a in self.agents.values()})
+        entry, self._entry = self._entry, None
+        if entry is None:
+            entry = {a.name: a.props for a in self.agents.values()}
+        self._trajectory.append(entry)
 
     def save_actions(self, actions: dict[str, tuple[Any, ...]]) -> None:
         """Append this step's actions, per agent with a behavior."""
@@ -242,8 +272,12 @@ class Simulation:
     def read_properties(self) -> None:
         """Read every object's dynamic properties back from the simulator."""
         get = self.simulator.get_properties
-        for agent in self.agents.values():
-            object.__setattr__(agent, "props", get(agent.handle))
+        set_props = _SET_PROPS          # the slot's own setter: Agent.__setattr__ is Python
+        entry = {}
+        for name, agent in self.agents.items():
+            entry[name] = props = get(agent.handle)
+            set_props(agent, props)
+        self._entry = entry
 
     def claim_record(self, kind: str, name: str, owner: Scope) -> None:
         """Reserve a record name for ``owner``: a running scope may not share it, a later one
