@@ -186,3 +186,25 @@ def test_a_trajectory_entry_sees_what_a_compose_block_changed_before_it():
     result = simulate(Moves(), seed=0, max_steps=4)
     assert [round(st["car"]["x"], 9) for st in result.trajectory] == [0.0, 5.0, 5.0, 5.0, 5.0]
     assert ["late" in st for st in result.trajectory] == [False, False, True, True, True]
+
+
+def test_abort_stops_a_running_sub_scenario_and_checks_its_requirements_then():
+    from cvcclock.scenario import ABORT, TooManyRejections
+
+    class Long(Scenario):
+        def setup(self, s):
+            s.require_eventually(lambda: s.sim.step >= 4, name="late")
+
+    class Main(Scenario):
+        def setup(self, s):
+            s.add_agent("car", Vehicle())
+
+        def compose(self, s):
+            yield from interrupt(s.do(Long()), (lambda: s.sim.step == 2, lambda: ABORT))
+            yield from wait(steps=4)
+
+    with pytest.raises(TooManyRejections) as caught:
+        simulate(Main(), seed=0, max_steps=8, max_iterations=1)
+    # at the abort (step 2), not at the end of the run, as Scenic 3.1.1 checks it
+    assert caught.value.reasons[0].startswith("step 2, ")
+    assert "late" in caught.value.reasons[0]

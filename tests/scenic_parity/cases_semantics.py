@@ -6,21 +6,34 @@ requirements, soft requirements, global parameters."""
 from __future__ import annotations
 
 from cvcclock.scenario import (
+    ABORT,
     Scenario,
     do,
     interrupt,
     invariant,
     precondition,
+    require,
     take,
     wait,
 )
 
+from .cases_issue import DIFFERENCES, outcome
 from .harness import Case, case_registrar
 from .programs import Prog, at, forever
 
 CASES: list[Case] = []
 
 case = case_registrar(CASES)
+
+
+def difference(name, scenic, max_steps, why, expected, **run):
+    """A documented difference (as in cases_issue): cvcclock's ``expected`` outcome, and why."""
+    def register(make):
+        CASES.append(Case(name, scenic, make, max_steps, difference=why, expected=expected,
+                          **run))
+        DIFFERENCES[name] = why
+        return make
+    return register
 
 
 def ego(behavior, *args, extra=None):
@@ -307,3 +320,116 @@ def _():
         yield take(2)
         yield take(2)
     return ego(main, extra=lambda s, a: s.record("n", lambda: len(calls)))
+
+
+# -- 4 and 5. Scenic's own bugs: cvcclock keeps what Scenic's documentation promises -----------
+
+
+LOST = ("Scenic's reference, try-interrupt: 'Once the interrupt handler is complete, control "
+        "is returned to the statement that was being executed under the try block'. Scenic "
+        "3.1.1 (and its main branch) keeps one _subScenarios list per scenario in "
+        "DynamicScenario._invokeInner, which the handler's do overwrites, so the interrupted "
+        "do Long() finds nothing running and returns: Long never resumes (its time limit, "
+        "monitors and requirements stop). cvcclock resumes it: Long runs its remaining 3 "
+        "steps and the compose block finishes at step 5, not 2.")
+
+
+@difference("bug_scenic_a_compose_interrupt_handler_running_a_sub_scenario", """
+    monitor Tick():
+        while True:
+            wait
+    scenario Main():
+        setup:
+            ego = new Object with name "e"
+        compose:
+            try:
+                do Long()
+            interrupt when simulation().currentTime == 1:
+                do Short()
+    scenario Long():
+        setup:
+            terminate after 4 steps
+    scenario Short():
+        setup:
+            terminate after 1 steps
+""", 10, LOST, outcome(5, "scenario complete"))
+def _():
+    class Long(Scenario):
+        def setup(self, s):
+            s.terminate_after(steps=4)
+
+    class Short(Scenario):
+        def setup(self, s):
+            s.terminate_after(steps=1)
+
+    def compose(s):
+        yield from interrupt(s.do(Long()), (lambda: s.sim.step == 1, lambda: s.do(Short())))
+    return Prog(lambda s: s.add_agent("e", at()), compose)
+
+
+ABORTED = ("Scenic's reference: abort 'terminate[s] the current try-interrupt statement', and "
+           "a do ends what it runs when it ends (Scenic's own do ... until stops its "
+           "sub-scenarios as its handler aborts). Scenic 3.1.1 (and its main branch) abandons "
+           "the do's generator without stopping Long, whose monitor runs on to the end of the "
+           "simulation (here it rejects at step 4) and whose require eventually is checked "
+           "only then. cvcclock stops Long at the abort: its monitor ends with it and its "
+           "requirements are checked at that step.")
+
+
+@difference("bug_scenic_abort_leaves_the_sub_scenarios_monitor_running", """
+    monitor Late():
+        while True:
+            require simulation().currentTime < 4
+            wait
+    scenario Main():
+        setup:
+            ego = new Object with name "e"
+        compose:
+            try:
+                do Long()
+            interrupt when simulation().currentTime == 2:
+                abort
+            wait for 4 steps
+    scenario Long():
+        setup:
+            require monitor Late()
+""", 8, ABORTED, outcome(6, "scenario complete"))
+def _():
+    def late(sim):
+        while True:
+            require(sim.step < 4)
+            yield wait()
+
+    class Long(Scenario):
+        def setup(self, s):
+            s.monitor(late)
+
+    def compose(s):
+        yield from interrupt(s.do(Long()), (lambda: s.sim.step == 2, lambda: ABORT))
+        yield from wait(steps=4)
+    return Prog(lambda s: s.add_agent("e", at()), compose)
+
+
+@case("bug_scenic_abort_a_sub_scenario_whose_require_eventually_held", """
+    scenario Main():
+        setup:
+            ego = new Object with name "e"
+        compose:
+            try:
+                do Long()
+            interrupt when simulation().currentTime == 2:
+                abort
+            wait for 4 steps
+    scenario Long():
+        setup:
+            require eventually simulation().currentTime >= 1
+""", 8)
+def _():
+    class Long(Scenario):
+        def setup(self, s):
+            s.require_eventually(lambda: s.sim.step >= 1)
+
+    def compose(s):
+        yield from interrupt(s.do(Long()), (lambda: s.sim.step == 2, lambda: ABORT))
+        yield from wait(steps=4)
+    return Prog(lambda s: s.add_agent("e", at()), compose)
