@@ -208,3 +208,81 @@ def test_abort_stops_a_running_sub_scenario_and_checks_its_requirements_then():
     # at the abort (step 2), not at the end of the run, as Scenic 3.1.1 checks it
     assert caught.value.reasons[0].startswith("step 2, ")
     assert "late" in caught.value.reasons[0]
+
+
+def test_override_refuses_misuse_at_the_call_and_changes_nothing():
+    from cvcclock.scenario import DummyObject, DummySimulator
+    seen = {}
+
+    def hold(car):
+        while True:
+            yield take()
+
+    class Bad(Scenario):
+        def setup(self, s):
+            car = s.add_agent("car", Vehicle(), hold, properties={"fuel": 3})
+            box = s.add_agent("box", Vehicle())
+            for call, error in [
+                (lambda: s.override(car), ValueError),                    # nothing
+                (lambda: s.override(car, fuel=1, wings=2), AttributeError),
+                (lambda: s.override(car, behavior=3), TypeError),
+                (lambda: s.override(car, behavior=hold, args=[1]), TypeError),
+                (lambda: s.override("car", fuel=1), TypeError),
+                (lambda: s.override(box, behavior=hold), ValueError),      # no behavior
+                (lambda: s.override(car, behavior=refused), PreconditionViolation),
+            ]:
+                with pytest.raises(error) as caught:
+                    call()
+                seen.setdefault("messages", []).append(str(caught.value))
+                assert car.fuel == 3 and car.behavior is hold
+            with pytest.raises(PreconditionViolation):
+                s.override(car, fuel=0, behavior=refused)   # the behavior fails: fuel back
+            assert car.fuel == 3
+
+    simulate(Bad(), seed=0, max_steps=1)
+    assert "'wings'" in seen["messages"][1]
+
+    class Owned(Scenario):
+        def setup(self, s):
+            thing = s.add_agent("thing", DummyObject((0.0, 0.0, 0.0)))
+            with pytest.raises(AttributeError, match="set_property"):
+                s.override(thing, position=(1.0, 0.0, 0.0))
+
+    class Sealed(DummySimulator):
+        set_property = None         # owns its properties outright
+
+    simulate(Owned(), seed=0, max_steps=1, simulator=Sealed)
+
+
+def test_nested_overrides_undo_in_reverse_order():
+    class Inner(Scenario):
+        def __init__(self, car):
+            self.car = car
+
+        def setup(self, s):
+            s.override(self.car, fuel=2)
+            s.terminate_after(steps=1)
+
+    class Outer(Scenario):
+        def __init__(self, car):
+            self.car = car
+
+        def setup(self, s):
+            s.override(self.car, fuel=1)
+
+        def compose(self, s):
+            yield from s.do(Inner(self.car))
+            yield wait()
+
+    class Main(Scenario):
+        def setup(self, s):
+            self.car = s.add_agent("car", Vehicle(), properties={"fuel": 0})
+            s.record("fuel", lambda: self.car.fuel)
+
+        def compose(self, s):
+            yield from s.do(Outer(self.car), steps=3)
+            yield wait()
+
+    result = simulate(Main(), seed=0, max_steps=5)
+    # Inner stops at step 1 (fuel back to 1), Outer's compose ends at step 2 (back to 0)
+    assert [v for _, v in result.records["fuel"]] == [2, 1, 0, 0]

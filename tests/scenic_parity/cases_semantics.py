@@ -433,3 +433,95 @@ def _():
         yield from interrupt(s.do(Long()), (lambda: s.sim.step == 2, lambda: ABORT))
         yield from wait(steps=4)
     return Prog(lambda s: s.add_agent("e", at()), compose)
+
+
+# -- 6. override ------------------------------------------------------------------------------
+
+
+@case("override_a_property_for_the_sub_scenarios_duration", """
+    behavior B():
+        while True:
+            take self.foo
+    scenario Main():
+        setup:
+            ego = new Object with name "e", with foo 1, with behavior B
+        compose:
+            wait
+            do Sub(ego)
+            wait
+            wait
+    scenario Sub(obj):
+        setup:
+            override obj with foo 5
+            terminate after 2 steps
+""", 6)
+def _():
+    def b(a):
+        while True:
+            yield take(a.foo)
+
+    class Sub(Scenario):
+        def __init__(self, obj):
+            self.obj = obj
+
+        def setup(self, s):
+            s.override(self.obj, foo=5)
+            s.terminate_after(steps=2)
+
+    def setup(s):
+        s.scenario.ego = s.add_agent("e", at(), b, properties={"foo": 1})
+
+    def compose(s):
+        yield wait()
+        yield from s.do(Sub(s.scenario.ego))
+        yield wait()
+        yield wait()
+    return Prog(setup, compose)
+
+
+@case("override_a_behavior_and_resume_the_agents_own", """
+    behavior B(x):
+        while True:
+            take x
+    behavior Count():
+        n = 0
+        while True:
+            n += 1
+            take n
+    scenario Main():
+        setup:
+            ego = new Object with name "e", with behavior Count
+        compose:
+            wait
+            do Sub(ego)
+            wait
+            wait
+    scenario Sub(obj):
+        setup:
+            override obj with behavior B(9)
+            terminate after 2 steps
+""", 7)
+def _():
+    def count(a):
+        n = 0
+        while True:
+            n += 1
+            yield take(n)
+
+    class Sub(Scenario):
+        def __init__(self, obj):
+            self.obj = obj
+
+        def setup(self, s):
+            s.override(self.obj, behavior=forever(9))
+            s.terminate_after(steps=2)
+
+    def setup(s):
+        s.scenario.ego = s.add_agent("e", at(), count)
+
+    def compose(s):
+        yield wait()
+        yield from s.do(Sub(s.scenario.ego))
+        yield wait()
+        yield wait()
+    return Prog(setup, compose)

@@ -111,6 +111,8 @@ class Scope:
         self._limit: int | None = None
         self._limit_text = ""
         self._compose: GenBlock | None = None
+        # (agent, the values its overridden properties had, its behavior before, or None)
+        self._overrides: list[tuple[Agent, dict[str, Any], Any]] = []
 
     @property
     def rng(self) -> Any:
@@ -207,6 +209,73 @@ class Scope:
     def _add_record(self, record: _Record) -> None:
         self.sim.claim_record(record.kind, record.name, self)
         self._records.append(record)
+
+    def override(self, agent: Agent, *, behavior: Callable[..., Generator[Any, Any, Any]]
+                 | None = None, args: tuple[Any, ...] = (), **properties: Any) -> None:
+        """Scenic's ``override``: give ``agent`` other property values, or another behavior,
+        for as long as this scenario runs; both are restored when it stops.
+
+        ``s.override(car, speed=3.0)`` sets the properties at once (own properties, or the
+        simulator's where it has ``set_property``) and puts the values they had back when
+        this scenario stops. ``s.override(car, behavior=brake, args=(0.5,))`` starts
+        ``brake(car, 0.5)`` now (its guards checked): it runs in the agent's place from this
+        step on, and when this scenario stops it is closed and the agent's own behavior
+        resumes where it was. Overrides by nested scenarios undo in reverse order.
+
+        Raises
+        ------
+        TypeError
+            If ``agent`` is not an :class:`Agent` of this simulation, ``behavior`` is not
+            callable or ``args`` not a tuple.
+        ValueError
+            If there is nothing to override, or ``behavior`` is given for an object with no
+            behavior of its own.
+        AttributeError
+            For a property the agent does not have, or that its simulator owns outright.
+
+        A refused call changes nothing; so does a behavior whose guards reject it (the
+        properties it overrode are put back before the error passes on).
+        """
+        check_instance(agent, Agent, "agent")
+        if agent.sim is not self.sim:
+            raise TypeError(f"override: agent {agent.name!r} belongs to another simulation")
+        check_callable(behavior, "behavior", "a generator function", optional=True)
+        check_instance(args, tuple, "args")
+        if behavior is None and not properties:
+            raise ValueError(f"override of agent {agent.name!r} needs properties or a behavior")
+        if behavior is not None and agent.behavior is None:
+            raise ValueError(f"override of agent {agent.name!r}: it is an object with no "
+                             f"behavior; give it one in add_agent to override it")
+        for key in properties:
+            agent.check_settable(key)
+        saved = {key: getattr(agent, key) for key in properties}
+        for key, value in properties.items():
+            setattr(agent, key, value)
+        before = None
+        if behavior is not None:
+            label = f"the behavior {_name(behavior)} overriding agent {agent.name!r}'s"
+            try:
+                block = Context(self.sim, self, "behavior", label).start(
+                    behavior, (agent, *args))
+            except BaseException:
+                for key, value in saved.items():
+                    setattr(agent, key, value)
+                raise
+            before = (agent.block, agent.behavior, agent.args)
+            agent.block, agent.behavior, agent.args = block, behavior, args
+        self._overrides.append((agent, saved, before))
+
+    def _revert_overrides(self) -> None:
+        """Undo this scenario's overrides, the last first (Scenic's ``_revert``)."""
+        overrides, self._overrides = self._overrides, []
+        for agent, saved, before in reversed(overrides):
+            if before is not None:
+                block = agent.block
+                if block is not None:
+                    block.close(f"scenario {self.name!r}, which overrode it, stopped")
+                agent.block, agent.behavior, agent.args = before
+            for key, value in saved.items():
+                setattr(agent, key, value)
 
     # -- this scenario: requirements and termination ----------------------------------------
 
@@ -483,6 +552,8 @@ class Scope:
                     monitor.block.close(f"scenario {self.name!r} stopped")
                     monitor.block = None
             self.parent.children.remove(self)
+        if self._overrides:
+            self._revert_overrides()
         self.sim.scopes_changed()
         for (desc, _), ok in zip(self._eventually, self._satisfied, strict=True):
             if not ok:

@@ -112,6 +112,29 @@ class Agent:
             raise AttributeError(f"agent {self.name!r} has no property {key!r}; give it in "
                                  f"add_agent(..., properties={{{key!r}: ...}}) to set it")
 
+    def check_settable(self, key: object) -> str:
+        """``key``, if a behavior may set it (an own property, or a simulator property
+        where the simulator has ``set_property``); else the error setting it would raise.
+
+        Raises
+        ------
+        TypeError
+            If ``key`` is not a str.
+        AttributeError
+            If the agent has no such property, or the simulator owns it outright.
+        """
+        check_str(key, "property name")
+        if key in self.own:
+            return key  # type: ignore[return-value]
+        if key not in self.props or key in _SLOTS:
+            raise AttributeError(f"agent {self.name!r} has no property {key!r}; it has "
+                                 f"{sorted({**self.own, **self.props})}")
+        if getattr(self.sim.simulator, "set_property", None) is None:
+            raise AttributeError(
+                f"property {key!r} of agent {self.name!r} is the simulator's: "
+                f"{type(self.sim.simulator).__name__} has no set_property method")
+        return key  # type: ignore[return-value]
+
     def _set_dynamic(self, key: str, value: Any) -> None:
         simulator = self.sim.simulator
         setter = getattr(simulator, "set_property", None)
