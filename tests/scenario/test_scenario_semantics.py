@@ -286,3 +286,31 @@ def test_nested_overrides_undo_in_reverse_order():
     result = simulate(Main(), seed=0, max_steps=5)
     # Inner stops at step 1 (fuel back to 1), Outer's compose ends at step 2 (back to 0)
     assert [v for _, v in result.records["fuel"]] == [2, 1, 0, 0]
+
+
+def test_last_actions_from_a_monitor_a_condition_and_the_agents_own_behavior():
+    from cvcclock.scenario import Throttle
+    seen = []
+
+    def drive(car):
+        for value in (0.1, 0.2, 0.3):
+            seen.append(("own", car.sim.step, car.last_actions))
+            yield take(Throttle(value))
+
+    def watch(sim):
+        while True:
+            seen.append(("monitor", sim.step, sim["car"].last_actions))
+            yield wait()
+
+    class Watched(Scenario):
+        def setup(self, s):
+            car = s.add_agent("car", Vehicle(), drive)
+            s.monitor(watch)
+            s.terminate_simulation_when(lambda: car.last_actions == (Throttle(0.3),))
+
+    result = simulate(Watched(), seed=0, max_steps=10)
+    assert result.steps == 3            # the condition saw step 2's action at step 3
+    assert seen == [("monitor", 0, ()), ("own", 0, ()),
+                    ("monitor", 1, (Throttle(0.1),)), ("own", 1, ()),
+                    ("monitor", 2, (Throttle(0.2),)), ("own", 2, ()),
+                    ("monitor", 3, (Throttle(0.3),))]

@@ -525,3 +525,39 @@ def _():
         yield wait()
         yield wait()
     return Prog(setup, compose)
+
+
+# -- 7. lastActions ---------------------------------------------------------------------------
+
+
+@case("last_actions_in_behaviors_and_records", """
+    behavior A():
+        take 1
+        take 2, 3
+        wait
+        take 4
+    behavior Reads(other):
+        while True:
+            take other.lastActions, self.lastActions
+    a = new Object with name "a", with behavior A
+    b = new Object at 5 @ 0, with name "b", with behavior Reads(a)
+    record a.lastActions as a_last
+    record b.lastActions as b_last
+""", 5)
+def _():
+    def a_behavior(agent):
+        yield take(1)
+        yield take(2, 3)
+        yield wait()
+        yield take(4)
+
+    def reads(agent, other):
+        while True:
+            yield take(other.last_actions, agent.last_actions)
+
+    def setup(s):
+        a = s.add_agent("a", at(), a_behavior)
+        b = s.add_agent("b", at(5), reads, a)
+        s.record("a_last", lambda: a.last_actions)
+        s.record("b_last", lambda: b.last_actions)
+    return Prog(setup)

@@ -89,6 +89,17 @@ class Agent:
         """The attempt's seeded random generator (the same object as ``sim.rng``)."""
         return self.sim.rng
 
+    @property
+    def last_actions(self) -> tuple[Any, ...]:
+        """Scenic's ``lastActions``: the actions this agent took in the last time step,
+        ``()`` for none (a wait, no behavior, or before step 0).
+
+        As Scenic keeps it: monitors, requirements and conditions see the previous step's;
+        while the behaviors run, an agent whose behavior has already run this step shows
+        this step's, and the others (the agent itself, in its own behavior) ``()``.
+        """
+        return self.sim.last_actions_of(self.name)
+
     def __getattr__(self, key: str) -> Any:
         if key in _SLOTS:
             raise AttributeError(key)
@@ -209,6 +220,7 @@ class Simulation:
         self._behaving: list[Agent] = []
         self._trajectory: list[dict[str, Mapping[str, Any]]] = []
         self._actions: list[dict[str, tuple[Any, ...]]] = []
+        self._choosing: dict[str, tuple[Any, ...]] | None = None
         self._series: dict[str, list[tuple[int, Any]]] = {}
         self._initial: dict[str, Any] = {}
         self._final: dict[str, Any] = {}
@@ -291,6 +303,19 @@ class Simulation:
     def save_actions(self, actions: dict[str, tuple[Any, ...]]) -> None:
         """Append this step's actions, per agent with a behavior."""
         self._actions.append(actions)
+        self._choosing = None
+
+    def choosing(self, actions: dict[str, tuple[Any, ...]]) -> None:
+        """The behaviors of this step are running, filling ``actions`` as each returns
+        (:attr:`Agent.last_actions` reads it until :meth:`save_actions`)."""
+        self._choosing = actions
+
+    def last_actions_of(self, name: str) -> tuple[Any, ...]:
+        """:attr:`Agent.last_actions` of the agent called ``name``."""
+        choosing = self._choosing
+        if choosing is not None:
+            return choosing.get(name, ())
+        return self._actions[-1].get(name, ()) if self._actions else ()
 
     def read_properties(self) -> None:
         """Read every object's dynamic properties back from the simulator."""
