@@ -4,6 +4,8 @@ against Scenic itself): seconds into steps, when guards are checked and how ofte
 import pytest
 
 from cvcclock.scenario import (
+    DummyObject,
+    DummySimulator,
     PreconditionViolation,
     Scenario,
     Vehicle,
@@ -314,3 +316,66 @@ def test_last_actions_from_a_monitor_a_condition_and_the_agents_own_behavior():
                     ("monitor", 1, (Throttle(0.1),)), ("own", 1, ()),
                     ("monitor", 2, (Throttle(0.2),)), ("own", 2, ()),
                     ("monitor", 3, (Throttle(0.3),))]
+
+
+def _takes(value):
+    def behavior(car):
+        yield take(value)
+    return behavior
+
+
+def test_do_choose_draws_from_the_attempts_rng_weighted():
+    from cvcclock.scenario import do_choose
+
+    def main(car):
+        yield from do_choose({_takes(1)(car): 1, _takes(2)(car): 3})
+        while True:
+            yield take()
+
+    class Pick(Scenario):
+        def setup(self, s):
+            s.add_agent("car", DummyObject((0.0, 0.0, 0.0)), main)
+
+    def picked(seed):
+        return simulate(Pick(), seed=seed, max_steps=2, simulator=DummySimulator).actions[0]["car"]
+
+    picks = [picked(seed) for seed in range(200)]
+    assert picks == [picked(seed) for seed in range(200)]       # a seed picks the same
+    ones = picks.count((1,))
+    assert picks.count((2,)) == 200 - ones and 25 <= ones <= 75   # about a quarter
+
+
+def test_do_shuffle_runs_each_once_in_a_seeded_order():
+    from cvcclock.scenario import do_shuffle
+
+    def main(car):
+        yield from do_shuffle(*(_takes(v)(car) for v in (1, 2, 3)))
+        while True:
+            yield take()
+
+    class Shuffled(Scenario):
+        def setup(self, s):
+            s.add_agent("car", DummyObject((0.0, 0.0, 0.0)), main)
+
+    orders = {tuple(step["car"][0] for step in
+                    simulate(Shuffled(), seed=seed, max_steps=3, simulator=DummySimulator).actions)
+              for seed in range(60)}
+    assert all(sorted(order) == [1, 2, 3] for order in orders) and len(orders) > 1
+
+
+def test_do_choose_and_shuffle_refuse_misuse_at_the_call():
+    from cvcclock.scenario import do_choose, do_shuffle
+
+    def gen():
+        yield take()
+
+    g = gen()
+    for call, error, text in [
+        (lambda: do_choose(), ValueError, "at least one"),
+        (lambda: do_choose(gen), TypeError, "generators"),
+        (lambda: do_shuffle({g: 0}), ValueError, "> 0"),
+        (lambda: do_shuffle({g: "a"}), TypeError, "weight"),
+        (lambda: do_choose(g, g), ValueError, "twice"),
+    ]:
+        with pytest.raises(error, match=text):
+            call()

@@ -9,6 +9,8 @@ from cvcclock.scenario import (
     ABORT,
     Scenario,
     do,
+    do_choose,
+    do_shuffle,
     interrupt,
     invariant,
     precondition,
@@ -561,3 +563,96 @@ def _():
         s.record("a_last", lambda: a.last_actions)
         s.record("b_last", lambda: b.last_actions)
     return Prog(setup)
+
+
+# -- 8. do choose and do shuffle --------------------------------------------------------------
+
+
+@case("choose_the_one_enabled_sub_behavior", """
+    behavior A():
+        precondition: simulation().currentTime < 0
+        take 1
+    behavior B():
+        take 2
+        take 2
+    behavior Main():
+        do choose A(), B()
+        while True:
+            take 3
+    ego = new Object with name "e", with behavior Main
+""", 4)
+def _():
+    @precondition(lambda a: a.sim.step < 0)
+    def a_(agent):
+        yield take(1)
+
+    def b_(agent):
+        yield take(2)
+        yield take(2)
+
+    def main(agent):
+        yield from do_choose(a_(agent), b_(agent))
+        while True:
+            yield take(3)
+    return ego(main)
+
+
+@case("shuffle_in_the_order_the_preconditions_allow", """
+    behavior A():
+        precondition: self.flag and not self.done
+        take 1
+        self.done = True
+    behavior B():
+        take 2
+        self.flag = True
+    behavior C():
+        precondition: self.done
+        take 9
+    behavior Main():
+        do shuffle A(), B(), C()
+        while True:
+            take 3
+    ego = new Object with name "e", with flag False, with done False, with behavior Main
+""", 5, max_iterations=1)
+def _():
+    @precondition(lambda agent: agent.flag and not agent.done)
+    def a_(agent):
+        yield take(1)
+        agent.done = True
+
+    def b_(agent):
+        yield take(2)
+        agent.flag = True
+
+    @precondition(lambda agent: agent.done)
+    def c_(agent):
+        yield take(9)
+
+    def main(agent):
+        yield from do_shuffle(a_(agent), b_(agent), c_(agent))
+        while True:
+            yield take(3)
+
+    def setup(s):
+        s.add_agent("e", at(), main, properties={"flag": False, "done": False})
+    return Prog(setup)
+
+
+@case("choose_with_nothing_enabled_rejects", """
+    behavior A():
+        precondition: simulation().currentTime < 0
+        take 1
+    behavior Main():
+        take 5
+        do choose A()
+    ego = new Object with name "e", with behavior Main
+""", 4, max_iterations=2)
+def _():
+    @precondition(lambda a: a.sim.step < 0)
+    def a_(agent):
+        yield take(1)
+
+    def main(agent):
+        yield take(5)
+        yield from do_choose(a_(agent))
+    return ego(main)

@@ -23,7 +23,7 @@ from typing import Any
 
 from cvcclock._public import publish
 from cvcclock.scenario.behaviors import WAIT, Take, invariant, precondition, take, wait
-from cvcclock.scenario.control import ABORT, do, interrupt
+from cvcclock.scenario.control import ABORT, do, do_choose, do_shuffle, interrupt
 from cvcclock.scenario.errors import (
     ActionRejected,
     BehaviorError,
@@ -79,6 +79,8 @@ __all__ = [
     "Take",
     "Vehicle",
     "do",
+    "do_choose",
+    "do_shuffle",
     "interrupt",
     "invariant",
     "precondition",

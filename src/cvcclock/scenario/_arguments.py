@@ -14,7 +14,9 @@ from cvcclock.checks import MAX_TICK, check_seconds
 
 __all__ = [
     "check_instance",
+    "check_probability",
     "check_step",
+    "check_weight",
     "steps_for",
 ]
 
@@ -27,6 +29,19 @@ def check_step(value: object, name: str) -> float:
     if seconds == 0.0:
         raise ValueError(f"{name} must be > 0, got {value!r}")
     return seconds
+
+
+def check_weight(value: object, name: str) -> float:
+    """A weight of a random choice: a finite real number > 0."""
+    weight = check_seconds(value, name)
+    if weight == 0.0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return weight
+
+
+def check_probability(value: object, name: str) -> float:
+    """A probability: a real number from 0 to 1."""
+    return check_seconds(value, name, 0.0, 1.0)
 
 
 def check_instance(value: Any, cls: type[T], name: str) -> T:

@@ -37,7 +37,12 @@ from typing import Any, TypeVar
 from cvcclock.checks import check_callable
 from cvcclock.scenario._arguments import check_instance
 from cvcclock.scenario.control import do
-from cvcclock.scenario.errors import BehaviorError, InvariantViolation, PreconditionViolation
+from cvcclock.scenario.errors import (
+    BehaviorError,
+    GuardViolation,
+    InvariantViolation,
+    PreconditionViolation,
+)
 from cvcclock.scenario.requirements import describe
 
 __all__ = ["WAIT", "Guards", "Take", "invariant", "precondition", "take", "wait"]
@@ -159,6 +164,16 @@ class BoundGuards:
     def check_invariants(self) -> None:
         """Raise :class:`InvariantViolation` for the first false invariant."""
         self.guards.check_invariants(self.args, self.kwargs)
+
+    def enabled(self) -> bool:
+        """Whether the preconditions and invariants hold now (``do_choose`` asks this of
+        each candidate without starting it)."""
+        try:
+            self.guards.check_preconditions(self.args, self.kwargs)
+            self.guards.check_invariants(self.args, self.kwargs)
+        except GuardViolation:
+            return False
+        return True
 
     def start(self) -> None:
         """Check the preconditions, then the invariants, once: when the behavior starts."""

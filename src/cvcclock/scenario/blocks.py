@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from cvcclock.scenario._arguments import steps_for
 from cvcclock.scenario.behaviors import WAIT, Take, body_of, delegation, guards_of
-from cvcclock.scenario.control import ABORT, Do, Interrupt, Request
-from cvcclock.scenario.errors import BehaviorError, InvariantViolation
+from cvcclock.scenario.control import ABORT, Choose, Do, Interrupt, Request
+from cvcclock.scenario.errors import BehaviorError, InvariantViolation, RejectSimulation
 
 if TYPE_CHECKING:
     from cvcclock.scenario.scopes import Scope
@@ -125,6 +125,8 @@ class Context:
             return self._do(item)
         if type(item) is Interrupt:
             return InterruptBlock(self, item, owner)
+        if type(item) is Choose:
+            return ChooseBlock(self, item)
         raise self.refuse(item)
 
     def refuse(self, item: Any) -> BehaviorError:
@@ -383,6 +385,61 @@ class ScenariosBlock(Block):
         for scope in self.scopes or ():
             if scope.running:
                 scope.stop(reason)
+
+
+class ChooseBlock(Block):
+    """``do_choose``/``do_shuffle``: picks an enabled sub-behavior, runs it to its end, and,
+    for a shuffle, picks the next in the same step, as Scenic's scheduler does."""
+
+    __slots__ = ("ctx", "left", "shuffle", "current")
+
+    def __init__(self, ctx: Context, item: Choose) -> None:
+        self.ctx, self.shuffle = ctx, item.shuffle
+        self.left = list(zip(item.subs, item.weights, strict=True))
+        self.current: GenBlock | None = None
+
+    def resume(self) -> Take | Finished:
+        while True:
+            if self.current is None:
+                if not self.left:
+                    return Finished(None)
+                sub = self._pick()
+                self.current = GenBlock(self.ctx, sub, guards_of(sub))
+            result = self.current.resume()
+            if type(result) is Take:
+                return result
+            self.current = None
+            if not self.shuffle:
+                return result
+
+    def _pick(self) -> Any:
+        """Take one enabled sub-behavior out of those left (a choose drops the rest)."""
+        enabled = [i for i, (sub, _) in enumerate(self.left)
+                   if (guards := guards_of(sub)) is None or guards.enabled()]
+        if not enabled:
+            what = "do_shuffle" if self.shuffle else "do_choose"
+            raise RejectSimulation(f"{self.ctx.label}: deadlock in {what}() at step "
+                                   f"{self.ctx.sim.step}: none of its sub-behaviors is enabled")
+        if len(enabled) == 1:
+            index = enabled[0]
+        else:
+            weights = [self.left[i][1] for i in enabled]
+            index = self.ctx.sim.rng.choices(enabled, weights)[0]
+        sub = self.left.pop(index)[0]
+        if not self.shuffle:
+            self._drop()
+        return sub
+
+    def _drop(self) -> None:
+        left, self.left = self.left, []
+        for sub, _ in left:
+            sub.close()         # never started: nothing of it runs
+
+    def close(self, reason: str) -> None:
+        current, self.current = self.current, None
+        if current is not None:
+            current.close(reason)
+        self._drop()
 
 
 def _run(request: Request) -> Any:
