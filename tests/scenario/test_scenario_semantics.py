@@ -379,3 +379,76 @@ def test_do_choose_and_shuffle_refuse_misuse_at_the_call():
     ]:
         with pytest.raises(error, match=text):
             call()
+
+
+def _counting(register):
+    def count(car):
+        while True:
+            yield take()
+            car.n += 1
+
+    class Counted(Scenario):
+        def setup(self, s):
+            car = s.add_agent("car", Vehicle(), count, properties={"n": 0})
+            register(s, car)
+
+    return Counted()
+
+
+def test_temporal_requirements_reject_when_false_or_still_pending_at_the_end():
+    from cvcclock.scenario import Always, Eventually, Implies, Next, TooManyRejections, Until
+
+    def run(register, steps=4):
+        try:
+            return simulate(_counting(register), seed=0, max_steps=steps, max_iterations=1)
+        except TooManyRejections as e:
+            return e.reasons[0]
+
+    n_is = lambda car, k: lambda: car.n == k      # noqa: E731
+    # n is 0 at steps 0 and 1, then the step minus one
+    assert run(lambda s, c: s.require(Always(lambda: c.n < 4))).steps == 4
+    assert run(lambda s, c: s.require(Always(lambda: c.n < 2))).startswith("step 3, ")
+    assert "presumably false when it stopped" in run(
+        lambda s, c: s.require(Eventually(n_is(c, 9)), name="nine"))
+    assert run(lambda s, c: s.require(Until(lambda: c.n < 2, n_is(c, 2)))).steps == 4
+    assert run(lambda s, c: s.require(Next(n_is(c, 0)))).steps == 4
+    assert "presumably false" in run(lambda s, c: s.require(Next(Next(n_is(c, 1)))), steps=1)
+    assert run(lambda s, c: s.require(
+        Always(Implies(n_is(c, 1), Next(n_is(c, 2)))))).steps == 4
+
+
+def test_temporal_operators_and_soft_requirements_refuse_misuse_at_the_call():
+    from cvcclock.scenario import Always, Eventually, Until
+
+    with pytest.raises(TypeError, match=r"Always\(\) takes a temporal formula"):
+        Always(3)
+    with pytest.raises(TypeError, match=r"Until\(\)"):
+        Until(lambda: True, "x")
+
+    def register(s, car):
+        with pytest.raises(TypeError, match="require"):
+            s.require(True)
+        with pytest.raises(ValueError, match="probability 1"):
+            s.require(Eventually(lambda: True), prob=0.5)
+        with pytest.raises(ValueError, match="prob"):
+            s.require(lambda: True, prob=1.5)
+        with pytest.raises(TypeError, match="prob"):
+            s.require(lambda: True, prob="half")
+        s.record_final("draw", lambda: s.rng.random())
+
+    plain = simulate(_counting(lambda s, c: s.record_final("draw", lambda: s.rng.random())),
+                     seed=3, max_steps=1)
+    refused = simulate(_counting(register), seed=3, max_steps=1)
+    assert refused.records_final == plain.records_final      # nothing drawn by a refusal
+
+
+def test_a_soft_requirement_is_enforced_with_its_probability_per_seed():
+    def register(s, car):
+        s.require(lambda: car.n == 1, prob=0.25)      # false at step 0: rejects if enforced
+
+    def rejected(seed):
+        return simulate(_counting(register), seed=seed, max_steps=1).rejections > 0
+
+    firsts = [rejected(seed) for seed in range(200)]
+    assert firsts == [rejected(seed) for seed in range(200)]
+    assert 20 <= sum(firsts) <= 80

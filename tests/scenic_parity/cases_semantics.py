@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from cvcclock.scenario import (
     ABORT,
+    Always,
+    Eventually,
+    Implies,
+    Next,
     Scenario,
+    Until,
     do,
     do_choose,
     do_shuffle,
@@ -656,3 +661,90 @@ def _():
         yield take(5)
         yield from do_choose(a_(agent))
     return ego(main)
+
+
+# -- 9. temporal requirements -----------------------------------------------------------------
+
+
+def counting(extra):
+    """"e" counts its steps in ``blah`` (0 at step 0, as each step's records see it);
+    ``extra(s, agent)`` registers the requirements."""
+    def count(agent):
+        while True:
+            yield take(agent.blah)
+            agent.blah += 1
+
+    def setup(s):
+        agent = s.add_agent("e", at(), count, properties={"blah": 0})
+        extra(s, agent)
+    return Prog(setup)
+
+
+def temporal(name, requirement, max_steps, extra, **run):
+    """A temporal case: Scenic's ``require`` line over "e" counting its steps."""
+    scenic = f"""
+    behavior Count():
+        while True:
+            take self.blah
+            self.blah += 1
+    ego = new Object with name "e", with blah 0, with behavior Count
+    require {requirement}
+"""
+    case(name, scenic, max_steps, **run)(lambda: counting(extra))
+
+
+def blah(agent, test):
+    return lambda: test(agent.blah)
+
+
+temporal("temporal_until_met", "(ego.blah < 3) until (ego.blah == 2)", 4,
+         lambda s, a: s.require(Until(blah(a, lambda b: b < 3), blah(a, lambda b: b == 2))))
+temporal("temporal_until_broken_then_met_rejects", "(ego.blah < 1) until (ego.blah == 3)", 5,
+         lambda s, a: s.require(Until(blah(a, lambda b: b < 1), blah(a, lambda b: b == 3))))
+temporal("temporal_until_pending_at_the_end_rejects", "(ego.blah < 9) until (ego.blah == 9)",
+         3, lambda s, a: s.require(Until(blah(a, lambda b: b < 9), blah(a, lambda b: b == 9))))
+temporal("temporal_next_holds", "next ego.blah == 0", 3,
+         lambda s, a: s.require(Next(blah(a, lambda b: b == 0))))
+temporal("temporal_next_fails", "next ego.blah == 5", 3,
+         lambda s, a: s.require(Next(blah(a, lambda b: b == 5))))
+temporal("temporal_next_pending_at_the_end_rejects", "next next next ego.blah == 3", 2,
+         lambda s, a: s.require(Next(Next(Next(blah(a, lambda b: b == 3))))))
+temporal("temporal_always_implies_next", "always ((ego.blah == 1) implies (next ego.blah == 2))",
+         4, lambda s, a: s.require(Always(Implies(blah(a, lambda b: b == 1),
+                                                  Next(blah(a, lambda b: b == 2))))))
+temporal("temporal_always_implies_eventually_pending",
+         "always ((ego.blah == 2) implies (eventually ego.blah == 9))", 4,
+         lambda s, a: s.require(Always(Implies(blah(a, lambda b: b == 2),
+                                                  Eventually(blah(a, lambda b: b == 9))))))
+temporal("temporal_eventually_always", "eventually always ego.blah >= 2", 4,
+         lambda s, a: s.require(Eventually(Always(blah(a, lambda b: b >= 2)))))
+temporal("temporal_always_eventually", "always eventually ego.blah == 1", 4,
+         lambda s, a: s.require(Always(Eventually(blah(a, lambda b: b == 1)))))
+temporal("temporal_a_plain_condition_speaks_of_the_first_step", "ego.blah == 0", 3,
+         lambda s, a: s.require(blah(a, lambda b: b == 0)))
+
+
+# -- 10. soft requirements --------------------------------------------------------------------
+
+
+temporal("soft_requirement_enforced_and_held", "[1] ego.blah == 0", 3,
+         lambda s, a: s.require(blah(a, lambda b: b == 0), prob=1))
+temporal("soft_requirement_half_that_holds", "[0.5] ego.blah == 0", 3,
+         lambda s, a: s.require(blah(a, lambda b: b == 0), prob=0.5))
+
+DROPPED = ("Scenic's reference: require[p] is a soft requirement that 'needs only hold with "
+           "probability p'; at p = 0 it is never enforced. Scenic 3.1.1 drops it while it "
+           "samples the scene, but Scene.temporalRequirements binds every requirement of the "
+           "scene, active or not, as a requirement of the simulation, so it is enforced at "
+           "step 0 and every run is rejected. cvcclock enforces it with probability "
+           "p, drawn from the attempt's rng, in the simulation too.")
+
+difference("soft_requirement_dropped_at_probability_zero", """
+    behavior Count():
+        while True:
+            take self.blah
+            self.blah += 1
+    ego = new Object with name "e", with blah 0, with behavior Count
+    require[0] ego.blah == 5
+""", 3, DROPPED, outcome(3, "time limit", actions=[[["e", [n]]] for n in range(3)]))(
+    lambda: counting(lambda s, a: s.require(blah(a, lambda b: b == 5), prob=0)))

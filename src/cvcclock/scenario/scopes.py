@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
 
 from cvcclock.checks import check_callable, check_count, check_str
-from cvcclock.scenario._arguments import check_instance, steps_for
+from cvcclock.scenario._arguments import check_instance, check_probability, steps_for
 from cvcclock.scenario.behaviors import scenario_guards
 from cvcclock.scenario.blocks import Context, Finished, GenBlock
 from cvcclock.scenario.control import Do, do
@@ -20,6 +20,15 @@ from cvcclock.scenario.errors import InvariantViolation, RejectSimulation, Termi
 from cvcclock.scenario.requirements import describe
 from cvcclock.scenario.scenarios import Scenario
 from cvcclock.scenario.simulation import Agent, Simulation
+from cvcclock.scenario.temporal import (
+    FALSE,
+    NAMES,
+    PRESUMABLY_FALSE,
+    Atom,
+    Formula,
+    as_formula,
+)
+from cvcclock.scenario.temporal import Monitor as Temporal
 
 __all__ = ["Monitor", "Scope"]
 
@@ -104,6 +113,7 @@ class Scope:
         self._always: list[tuple[str, Predicate]] = []
         self._eventually: list[tuple[str, Predicate]] = []
         self._satisfied: list[bool] = []
+        self._temporal: list[tuple[str, Temporal]] = []
         self._invariants: list[tuple[str, Predicate]] = []
         self._terminate_when: list[tuple[str, Predicate]] = []
         self._end_conditions: list[tuple[str, Predicate]] = []
@@ -279,6 +289,42 @@ class Scope:
 
     # -- this scenario: requirements and termination ----------------------------------------
 
+    def require(self, condition: Formula | Predicate, name: str | None = None, *,
+                prob: float | None = None) -> None:
+        """Scenic's ``require`` with temporal operators: ``s.require(Always(Implies(near,
+        Eventually(braking))))`` (see :mod:`~cvcclock.scenario.temporal`).
+
+        The formula is valued at each time step this scenario runs, first thing in its step:
+        a value false for good rejects the attempt at once, one still presumably false when
+        the scenario stops (``Eventually`` not yet met, ``Next`` at the last step, an
+        ``Until`` still waiting) rejects it then. A bare callable is a formula without
+        temporal operators, which speaks of the scenario's first step only.
+
+        ``prob`` makes a condition without temporal operators Scenic's soft requirement
+        ``require[prob]``: enforced with that probability, drawn here from the attempt's
+        ``rng`` (so a seeded run enforces the same ones; 0 and 1 draw nothing), and
+        otherwise dropped. As in Scenic, a formula with temporal operators must be hard.
+
+        Raises
+        ------
+        TypeError
+            If ``condition`` is neither a formula nor callable, ``name`` not a str, or
+            ``prob`` not a number.
+        ValueError
+            If ``prob`` is not from 0 to 1, or is given below 1 for a temporal formula.
+        """
+        formula = as_formula(condition, "require")
+        label = check_str(name, "name", optional=True)
+        if prob is not None:
+            p = check_probability(prob, "prob")
+            if p < 1.0 and not isinstance(formula, Atom):
+                raise ValueError(f"require: a requirement with temporal operators must have "
+                                 f"probability 1 (as in Scenic), got prob={prob!r} for "
+                                 f"{formula!r}")
+            if p < 1.0 and not (p > 0.0 and self.sim.rng.random() < p):
+                return          # a soft requirement this attempt does not enforce
+        self._temporal.append((label or repr(formula), Temporal(formula)))
+
     def require_always(self, pred: Predicate, name: str | None = None) -> None:
         """Reject the attempt if ``pred()`` is false at any time step while this scenario runs."""
         self._always.append(_predicate(pred, name))
@@ -439,6 +485,9 @@ class Scope:
         for desc, pred in self._always:
             if not pred():
                 raise RejectSimulation(f"require_always {desc} of scenario {name!r} violated")
+        for desc, req in self._temporal:
+            if req.update() == FALSE:
+                raise RejectSimulation(f"requirement {desc} of scenario {name!r} violated")
         if tracing:
             sim.note("require_eventually", name)
         if self._eventually:
@@ -559,6 +608,11 @@ class Scope:
             if not ok:
                 raise RejectSimulation(
                     f"require_eventually {desc} of scenario {self.name!r} never held")
+        for desc, req in self._temporal:
+            if req.last_value <= PRESUMABLY_FALSE:
+                raise RejectSimulation(
+                    f"requirement {desc} of scenario {self.name!r} was "
+                    f"{NAMES[req.last_value]} when it stopped")
 
 
 def _predicate(pred: Predicate, name: str | None) -> tuple[str, Predicate]:
