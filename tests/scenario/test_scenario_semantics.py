@@ -452,3 +452,31 @@ def test_a_soft_requirement_is_enforced_with_its_probability_per_seed():
     firsts = [rejected(seed) for seed in range(200)]
     assert firsts == [rejected(seed) for seed in range(200)]
     assert 20 <= sum(firsts) <= 80
+
+
+def test_params_override_the_scenarios_own_and_are_read_only():
+    from cvcclock import ClockConfig, WorldClock
+    from cvcclock.scenario import ScenarioRunner
+
+    class Tuned(Scenario):
+        params = {"gain": 1.0, "label": "a"}
+
+        def setup(self, s):
+            s.record_final("seen", lambda: (s.params.gain, s.sim.params["label"], s.initial))
+            with pytest.raises(AttributeError, match="read-only"):
+                s.params.gain = 3
+            with pytest.raises(AttributeError, match="no parameter 'other'"):
+                s.params.other  # noqa: B018
+
+    assert simulate(Tuned(), seed=0, max_steps=1).records_final == {"seen": (1.0, "a", True)}
+    tuned = simulate(Tuned(), seed=0, max_steps=1, params={"gain": 2.0})
+    assert tuned.records_final == {"seen": (2.0, "a", True)}
+    instance = Tuned()
+    instance.params = {"gain": 1.0, "label": "b"}   # a batch carries them on the scenario
+    assert simulate(instance, seed=0, max_steps=1).records_final["seen"][1] == "b"
+
+    clock = WorldClock(ClockConfig(fixed_dt=0.1))
+    for bad, error in [([("gain", 2)], TypeError), ({1: 2}, TypeError)]:
+        with pytest.raises(error, match="params"):
+            ScenarioRunner(Tuned(), clock, seed=0, params=bad)
+    assert clock.tick == 0

@@ -748,3 +748,91 @@ difference("soft_requirement_dropped_at_probability_zero", """
     require[0] ego.blah == 5
 """, 3, DROPPED, outcome(3, "time limit", actions=[[["e", [n]]] for n in range(3)]))(
     lambda: counting(lambda s, a: s.require(blah(a, lambda b: b == 5), prob=0)))
+
+
+# -- 11. global parameters and the initial scenario -------------------------------------------
+
+
+INITIAL = ("Scenic's tutorial: 'initial scenario' tests 'whether we are inside the initial "
+           "scenario, i.e., the very first scenario to run'. Scenic 3.1.1 keeps it in a module "
+           "global (veneer.inInitialScenario), true until the first scenario's setup finishes: "
+           "here the top level has no setup, so Sub's setup sees it true and creates 'never'; "
+           "and a top-level setup, run as its program compiles, sees what the program compiled "
+           "before it in the process left. cvcclock: true in the top-level scenario only.")
+
+_S_OUTCOME = {
+    "actions": [[["s", [1, 3]]]] * 3,
+    "trajectory": [[["s", [5.0, 0.0, 0.0]]]] * 4,
+    "termination": "scenario complete", "records": {}, "rejections": 0,
+}
+
+
+@difference("initial_scenario_is_the_top_level_only", """
+    param speed = 3
+    param name = "s"
+    behavior B(x):
+        while True:
+            take x, globalParameters.speed
+    scenario Main():
+        compose:
+            if initial scenario:
+                do Sub(1)
+            else:
+                do Sub(7)
+            wait
+    scenario Sub(x):
+        setup:
+            if initial scenario:
+                new Object at 9 @ 0, with name "never"
+            else:
+                new Object at 5 @ 0, with name globalParameters.name, with behavior B(x)
+            terminate after 2 steps
+""", 5, INITIAL, _S_OUTCOME)
+def _():
+    def b(agent, x):
+        while True:
+            yield take(x, agent.sim.params.speed)
+
+    class Sub(Scenario):
+        def __init__(self, x):
+            self.x = x
+
+        def setup(self, s):
+            if s.initial:
+                s.add_agent("never", at(9))
+            else:
+                s.add_agent(s.params["name"], at(5), b, self.x)
+            s.terminate_after(steps=2)
+
+    class Main(Scenario):
+        params = {"speed": 3, "name": "s"}
+
+        def compose(self, s):
+            yield from s.do(Sub(1) if s.initial else Sub(7))
+            yield wait()
+    return Main()
+
+
+@case("params_read_from_behaviors_scenarios_and_conditions", """
+    param speed = 3
+    param stop = 2
+    behavior B():
+        while True:
+            take globalParameters.speed
+    scenario Main():
+        setup:
+            ego = new Object with name "e", with behavior B
+            terminate when simulation().currentTime >= globalParameters.stop
+""", 6)
+def _():
+    def b(agent):
+        while True:
+            yield take(agent.sim.params.speed)
+
+    class Main(Scenario):
+        params = {"speed": 3, "stop": 2}
+
+        def setup(self, s):
+            s.add_agent("e", at(), b)
+            s.terminate_when(lambda: s.sim.step >= s.params.stop)
+    return Main()

@@ -37,7 +37,7 @@ from cvcclock.scenario.errors import (
 from cvcclock.scenario.requirements import require, terminate, terminate_simulation
 from cvcclock.scenario.results import SimulationResult, TerminationType
 from cvcclock.scenario.runner import ScenarioRunner, simulate
-from cvcclock.scenario.scenarios import Scenario
+from cvcclock.scenario.scenarios import Params, Scenario
 from cvcclock.scenario.scopes import Scope
 from cvcclock.scenario.simulation import Agent, Simulation
 from cvcclock.scenario.simulator import (
@@ -81,6 +81,7 @@ __all__ = [
     "Next",
     "Not",
     "Or",
+    "Params",
     "PointMassSimulator",
     "PreconditionViolation",
     "RejectSimulation",

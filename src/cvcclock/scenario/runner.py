@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cvcclock import ClockConfig, ClockFollower, WorldClock
@@ -59,7 +59,7 @@ from cvcclock.scenario.errors import (
     TooManyRejections,
 )
 from cvcclock.scenario.results import SimulationResult, TerminationType
-from cvcclock.scenario.scenarios import Scenario, declares_dt
+from cvcclock.scenario.scenarios import Params, Scenario, check_params, declares_dt
 from cvcclock.scenario.scopes import Scope
 from cvcclock.scenario.simulation import Agent, Simulation
 from cvcclock.scenario.simulator import InvalidAction, Simulator
@@ -129,6 +129,9 @@ class ScenarioRunner:
         attempt.
     trace : callable, optional
         ``trace(step, phase, subject)``, called as each phase starts (see the module doc).
+    params : mapping, optional
+        Parameter values over the scenario's own ``params`` (Scenic's ``params=`` or
+        ``--param``); the run reads them as ``sim.params``.
 
     Attributes
     ----------
@@ -157,8 +160,12 @@ class ScenarioRunner:
     def __init__(self, scenario: Scenario, clock: WorldClock, dt: float | None = None, *,
                  seed: int, max_steps: int | None = None, time_limit: float | None = None,
                  max_iterations: int = 100, simulator: Callable[[], Simulator] | None = None,
-                 raise_guard_violations: bool = False, trace: Trace | None = None) -> None:
+                 raise_guard_violations: bool = False, trace: Trace | None = None,
+                 params: Mapping[str, Any] | None = None) -> None:
         check_instance(scenario, Scenario, "scenario")
+        own = check_params(scenario.params, f"{type(scenario).__name__}.params")
+        given = {} if params is None else check_params(params, "params")
+        self._params = Params({**own, **given})
         check_instance(clock, WorldClock, "clock")
         self.seed = check_seed(seed)
         self._max_iterations = check_count(max_iterations, "max_iterations", 1)
@@ -281,7 +288,7 @@ class ScenarioRunner:
                     f"all {self._max_iterations} attempts of scenario {self.scenario.name!r} "
                     f"were rejected; the last: {self._reasons[-1]}", tuple(self._reasons))
             sim = Simulation(self._make_simulator(), derive_seed(self.seed, self._attempt), self.dt,
-                             self._trace)
+                             self._trace, self._params)
             sim.top = Scope(self.scenario, sim)
             try:
                 sim.top.start()
@@ -602,7 +609,8 @@ def _summary(error: BaseException) -> str:
 def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,
              time_limit: float | None = None, max_iterations: int = 100, dt: float | None = None,
              simulator: Callable[[], Simulator] | None = None, raise_guard_violations: bool = False,
-             trace: Trace | None = None) -> SimulationResult:
+             trace: Trace | None = None,
+             params: Mapping[str, Any] | None = None) -> SimulationResult:
     """Run a scenario to the end in a batch, on a clock of its own.
 
     The clock's quantum is the time step and is advanced with ``advance_ticks``; the result
@@ -639,7 +647,7 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,
     runner = ScenarioRunner(scenario, clock, dt, seed=seed, max_steps=max_steps,
                             time_limit=time_limit, max_iterations=max_iterations,
                             simulator=simulator, raise_guard_violations=raise_guard_violations,
-                            trace=trace)
+                            trace=trace, params=params)
     warn_at = _UNBOUNDED_WARNING_STEPS if max_steps is None and time_limit is None else None
     steps = 0
     while runner.result is None:

@@ -129,6 +129,17 @@ class Scope:
         """The attempt's seeded ``random.Random``."""
         return self.sim.rng
 
+    @property
+    def params(self) -> Any:
+        """The run's parameters (Scenic's ``globalParameters``): ``sim.params``."""
+        return self.sim.params
+
+    @property
+    def initial(self) -> bool:
+        """Scenic's ``initial scenario``: whether this is the very first scenario to run (the
+        top level), not one another scenario's compose block started."""
+        return self.parent is None
+
     # -- agents, monitors, records ----------------------------------------------------------
 
     def add_agent(self, name: str, spec: Any,

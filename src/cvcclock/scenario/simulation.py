@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvcclock.checks import check_callable, check_seed, check_str
 from cvcclock.scenario._arguments import check_instance, check_step
+from cvcclock.scenario.scenarios import Params
 from cvcclock.scenario.simulator import Simulator
 
 if TYPE_CHECKING:
@@ -187,6 +188,8 @@ class Simulation:
         The top-level scenario's scope, once the runner has made it.
     tracing : bool
         Whether a ``trace`` was given: the runner calls :meth:`note` only then.
+    params : Params
+        The run's parameters (Scenic's ``globalParameters``), read-only.
 
     The other methods are the runner's: they keep what goes into the result (the
     trajectory, the actions, the records) and the trace.
@@ -201,7 +204,7 @@ class Simulation:
     """
 
     def __init__(self, simulator: Simulator, seed: int, dt: float,
-                 trace: Trace | None = None) -> None:
+                 trace: Trace | None = None, params: Params | None = None) -> None:
         self.simulator = check_instance(
             simulator, Simulator, "simulator")  # type: ignore[type-abstract]
         self.seed = seed = check_seed(seed)
@@ -213,6 +216,7 @@ class Simulation:
         self.top: Scope | None = None
         self._trace = check_callable(trace, "trace", optional=True)
         self.tracing = trace is not None
+        self.params = Params() if params is None else check_instance(params, Params, "params")
         self._scopes: list[Scope] | None = None     # running_scopes(), until one changes
         # The next trajectory entry, made as the properties are read back, until an agent
         # is added or a property set: one pass over the agents a step instead of two.
