@@ -426,7 +426,7 @@ class ScenarioRunner:
             sim.note("behaviors")
         chosen: list[tuple[Agent, tuple[Any, ...]]] = []
         step_actions: dict[str, tuple[Any, ...]] = {}
-        sim.choosing(step_actions)         # Agent.last_actions, as Scenic clears and sets it
+        sim.choosing = step_actions        # Agent.last_actions, as Scenic clears and sets it
         for agent in sim.behaving:
             if tracing:
                 sim.note("behavior", agent.name)

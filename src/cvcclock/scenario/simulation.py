@@ -190,6 +190,9 @@ class Simulation:
         Whether a ``trace`` was given: the runner calls :meth:`note` only then.
     params : Params
         The run's parameters (Scenic's ``globalParameters``), read-only.
+    choosing : dict or None
+        While this step's behaviors run, the actions each has taken so far (the runner sets
+        it; :meth:`save_actions` clears it), for :attr:`Agent.last_actions`.
 
     The other methods are the runner's: they keep what goes into the result (the
     trajectory, the actions, the records) and the trace.
@@ -224,7 +227,7 @@ class Simulation:
         self._behaving: list[Agent] = []
         self._trajectory: list[dict[str, Mapping[str, Any]]] = []
         self._actions: list[dict[str, tuple[Any, ...]]] = []
-        self._choosing: dict[str, tuple[Any, ...]] | None = None
+        self.choosing: dict[str, tuple[Any, ...]] | None = None
         self._series: dict[str, list[tuple[int, Any]]] = {}
         self._initial: dict[str, Any] = {}
         self._final: dict[str, Any] = {}
@@ -307,16 +310,11 @@ class Simulation:
     def save_actions(self, actions: dict[str, tuple[Any, ...]]) -> None:
         """Append this step's actions, per agent with a behavior."""
         self._actions.append(actions)
-        self._choosing = None
-
-    def choosing(self, actions: dict[str, tuple[Any, ...]]) -> None:
-        """The behaviors of this step are running, filling ``actions`` as each returns
-        (:attr:`Agent.last_actions` reads it until :meth:`save_actions`)."""
-        self._choosing = actions
+        self.choosing = None
 
     def last_actions_of(self, name: str) -> tuple[Any, ...]:
         """:attr:`Agent.last_actions` of the agent called ``name``."""
-        choosing = self._choosing
+        choosing = self.choosing
         if choosing is not None:
             return choosing.get(name, ())
         return self._actions[-1].get(name, ()) if self._actions else ()
