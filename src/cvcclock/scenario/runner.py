@@ -325,7 +325,9 @@ class ScenarioRunner:
         self._scenarios(sim)
         self._records(sim)
         self._termination_checks(sim, self._monitors(sim))
-        self._actions(sim, self._behaviors(sim))
+        chosen = self._behaviors(sim)
+        if chosen or sim.tracing:
+            self._actions(sim, chosen)
         self._simulator_step(sim)
         self._dynamic_properties(sim)
         self._next_step(sim)
@@ -350,8 +352,10 @@ class ScenarioRunner:
         if sim.tracing:
             sim.note("records")
         sim.save_state()
-        for scope in sim.running_scopes():
-            scope.save_records()
+        scopes = sim.scopes
+        for scope in sim.running_scopes() if scopes is None else scopes:
+            if scope.recording:
+                scope.save_records()
 
     def _monitors(self, sim: Simulation) -> tuple[TerminationType, str] | None:
         """3. Each running scope's monitors, once; the end a monitor asked for, if any.
@@ -367,7 +371,8 @@ class ScenarioRunner:
         assert top is not None     # made before anything runs
         ended = None
         stopping: list[tuple[Scope, str]] = []
-        for scope in sim.running_scopes():     # stopping one makes a new list, not this
+        scopes = sim.scopes          # stopping one makes a new list, not this one
+        for scope in sim.running_scopes() if scopes is None else scopes:
             for monitor in scope.monitors:
                 block = monitor.block
                 if block is None:
@@ -404,8 +409,9 @@ class ScenarioRunner:
         if ended is None and not top.running:
             ended = (TerminationType.SCENARIO_COMPLETE, str(top.stop_reason))
         if ended is None:
-            for scope in sim.running_scopes():
-                held = scope.end_condition()
+            scopes = sim.scopes
+            for scope in sim.running_scopes() if scopes is None else scopes:
+                held = scope.end_condition() if scope.ending else None
                 if held is not None:
                     ended = (TerminationType.TERMINATION_CONDITION, held)
                     break
@@ -476,8 +482,6 @@ class ScenarioRunner:
         """6. Execute each agent's actions, in order."""
         if sim.tracing:
             sim.note("actions")
-        if not chosen:
-            return
         apply = sim.simulator.apply_action
         for agent, actions in chosen:
             for action in actions:

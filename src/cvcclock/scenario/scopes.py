@@ -89,6 +89,8 @@ class Scope:
         The running sub-scopes its compose block started.
     monitors : list of Monitor
         Its monitors, in registration order.
+    recording, ending : bool
+        Whether it has records, and ``terminate_simulation_when`` conditions.
 
     Every method raises TypeError for an argument of the wrong type and ValueError for a
     name already taken, before it changes anything.
@@ -118,6 +120,10 @@ class Scope:
         self._terminate_when: list[tuple[str, Predicate]] = []
         self._end_conditions: list[tuple[str, Predicate]] = []
         self._records: list[_Record] = []
+        # Whether it has records, terminate_simulation_when conditions: the runner skips
+        # the calls for a scope with none.
+        self.recording = False
+        self.ending = False
         self._limit: int | None = None
         self._limit_text = ""
         self._compose: GenBlock | None = None
@@ -230,6 +236,7 @@ class Scope:
     def _add_record(self, record: _Record) -> None:
         self.sim.claim_record(record.kind, record.name, self)
         self._records.append(record)
+        self.recording = True
 
     def override(self, agent: Agent, *, behavior: Callable[..., Generator[Any, Any, Any]]
                  | None = None, args: tuple[Any, ...] = (), **properties: Any) -> None:
@@ -380,6 +387,7 @@ class Scope:
         """End the simulation at the first termination check, while this scenario runs,
         where ``pred()`` is true."""
         self._end_conditions.append(_predicate(pred, name))
+        self.ending = True
 
     def do(self, *scenarios: Scenario, steps: int | None = None, seconds: float | None = None,
            until: Predicate | None = None) -> Do:

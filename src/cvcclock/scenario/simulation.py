@@ -190,6 +190,10 @@ class Simulation:
         Whether a ``trace`` was given: the runner calls :meth:`note` only then.
     params : Params
         The run's parameters (Scenic's ``globalParameters``), read-only.
+    behaving : list of Agent
+        The agents with a behavior, in creation order (the runner's schedule).
+    scopes : list of Scope or None
+        What :meth:`running_scopes` returns, or None until it walks the tree again.
     choosing : dict or None
         While this step's behaviors run, the actions each has taken so far (the runner sets
         it; :meth:`save_actions` clears it), for :attr:`Agent.last_actions`.
@@ -220,11 +224,11 @@ class Simulation:
         self._trace = check_callable(trace, "trace", optional=True)
         self.tracing = trace is not None
         self.params = Params() if params is None else check_instance(params, Params, "params")
-        self._scopes: list[Scope] | None = None     # running_scopes(), until one changes
+        self.scopes: list[Scope] | None = None      # running_scopes(), until one changes
         # The next trajectory entry, made as the properties are read back, until an agent
         # is added or a property set: one pass over the agents a step instead of two.
         self._entry: dict[str, Mapping[str, Any]] | None = None
-        self._behaving: list[Agent] = []
+        self.behaving: list[Agent] = []
         self._trajectory: list[dict[str, Mapping[str, Any]]] = []
         self._actions: list[dict[str, tuple[Any, ...]]] = []
         self.choosing: dict[str, tuple[Any, ...]] | None = None
@@ -277,28 +281,23 @@ class Simulation:
         self.agents[name] = agent
         self._entry = None
         if behavior is not None:
-            self._behaving.append(agent)
+            self.behaving.append(agent)
         return agent
 
     def running_scopes(self) -> list[Scope]:
         """The top-level scope (even once it has stopped: its monitors run in that step),
         then the running sub-scopes (:meth:`Scope.tree`); made again only after
         :meth:`scopes_changed`, so a step with no scope starting or stopping walks no tree."""
-        scopes = self._scopes
+        scopes = self.scopes
         if scopes is None:
             top = self.top
-            scopes = self._scopes = [] if top is None else list(top.tree())
+            scopes = self.scopes = [] if top is None else list(top.tree())
         return scopes
 
     def scopes_changed(self) -> None:
         """A scope started or stopped: :meth:`running_scopes` walks the tree again (a list
         it returned before stays as it was, for a loop that is going through it)."""
-        self._scopes = None
-
-    @property
-    def behaving(self) -> list[Agent]:
-        """The agents with a behavior, in creation order (the runner's schedule)."""
-        return self._behaving
+        self.scopes = None
 
     def save_state(self) -> None:
         """Append this step's trajectory entry: every object's dynamic properties."""
