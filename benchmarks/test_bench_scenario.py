@@ -1,4 +1,4 @@
-"""The scenario runner's time steps per second with 1, 100 and 1,000 agents, and its overhead.
+"""The scenario runner's time steps per second with 1, 10, 100 and 1,000 agents, and its overhead.
 
 Run with ``pytest benchmarks/test_bench_scenario.py --benchmark-only``. Each group runs
 STEPS[n] time steps of n agents per round (a fresh runner per round, set up outside the
@@ -22,7 +22,7 @@ from cvcclock import ClockConfig, WorldClock
 from cvcclock.scenario import WAIT, PointMassSimulator, Scenario, ScenarioRunner, Vehicle
 
 DT = 0.05
-STEPS = {1: 2000, 100: 100, 1000: 20}
+STEPS = {1: 2000, 10: 500, 100: 100, 1000: 20}
 
 
 def trivial(agent):

@@ -23,7 +23,7 @@ from typing import Any
 
 from cvcclock._public import publish
 from cvcclock.scenario.behaviors import WAIT, Take, invariant, precondition, take, wait
-from cvcclock.scenario.control import ABORT, do, interrupt
+from cvcclock.scenario.control import ABORT, do, do_choose, do_shuffle, interrupt
 from cvcclock.scenario.errors import (
     ActionRejected,
     BehaviorError,
@@ -37,7 +37,7 @@ from cvcclock.scenario.errors import (
 from cvcclock.scenario.requirements import require, terminate, terminate_simulation
 from cvcclock.scenario.results import SimulationResult, TerminationType
 from cvcclock.scenario.runner import ScenarioRunner, simulate
-from cvcclock.scenario.scenarios import Scenario
+from cvcclock.scenario.scenarios import Params, Scenario
 from cvcclock.scenario.scopes import Scope
 from cvcclock.scenario.simulation import Agent, Simulation
 from cvcclock.scenario.simulator import (
@@ -50,18 +50,38 @@ from cvcclock.scenario.simulator import (
     Throttle,
     Vehicle,
 )
+from cvcclock.scenario.temporal import (
+    Always,
+    And,
+    Eventually,
+    Formula,
+    Implies,
+    Next,
+    Not,
+    Or,
+    Until,
+)
 
 __all__ = [
     "ABORT",
     "WAIT",
     "ActionRejected",
     "Agent",
+    "Always",
+    "And",
     "BehaviorError",
     "DummyObject",
     "DummySimulator",
+    "Eventually",
+    "Formula",
     "GuardViolation",
+    "Implies",
     "InvalidAction",
     "InvariantViolation",
+    "Next",
+    "Not",
+    "Or",
+    "Params",
     "PointMassSimulator",
     "PreconditionViolation",
     "RejectSimulation",
@@ -77,8 +97,11 @@ __all__ = [
     "Throttle",
     "TooManyRejections",
     "Take",
+    "Until",
     "Vehicle",
     "do",
+    "do_choose",
+    "do_shuffle",
     "interrupt",
     "invariant",
     "precondition",

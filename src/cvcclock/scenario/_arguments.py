@@ -14,7 +14,9 @@ from cvcclock.checks import MAX_TICK, check_seconds
 
 __all__ = [
     "check_instance",
+    "check_probability",
     "check_step",
+    "check_weight",
     "steps_for",
 ]
 
@@ -29,6 +31,19 @@ def check_step(value: object, name: str) -> float:
     return seconds
 
 
+def check_weight(value: object, name: str) -> float:
+    """A weight of a random choice: a finite real number > 0."""
+    weight = check_seconds(value, name)
+    if weight == 0.0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return weight
+
+
+def check_probability(value: object, name: str) -> float:
+    """A probability: a real number from 0 to 1."""
+    return check_seconds(value, name, 0.0, 1.0)
+
+
 def check_instance(value: Any, cls: type[T], name: str) -> T:
     """An instance of ``cls``."""
     if not isinstance(value, cls):
@@ -36,16 +51,18 @@ def check_instance(value: Any, cls: type[T], name: str) -> T:
     return value
 
 
-def steps_for(seconds: object, dt: float, name: str) -> int:
-    """Time steps in ``seconds`` (checked as argument ``name``), rounded up: a limit falls on
-    the first step at or after it. A limit past the last tick a clock reaches is never met."""
-    # The small slack keeps 0.3 / 0.1 = 2.9999999999999996 at 3 steps, not 4.
-    steps = check_seconds(seconds, name) / dt - 1e-9
-    return MAX_TICK + 1 if steps > MAX_TICK else max(0, math.ceil(steps))
+def steps_for(seconds: object, dt: float, name: str, *, whole: bool = False) -> int:
+    """Time steps in ``seconds`` (checked as argument ``name``) at a step of ``dt``: every
+    conversion of seconds into steps (``do``/``wait`` for, ``terminate_after``, time limits,
+    and with ``whole=True`` a record's ``every``/``after``) goes through here.
 
-
-def steps_floor(seconds: object, dt: float, name: str) -> int:
-    """Whole time steps in ``seconds`` (checked as argument ``name``), rounded down, as
-    Scenic rounds a ``record``'s ``every`` and ``after``."""
-    steps = check_seconds(seconds, name) / dt + 1e-9
-    return MAX_TICK + 1 if steps > MAX_TICK else math.floor(steps)
+    Scenic's rule, exactly: the quotient ``seconds / dt`` as floating point computes it, with
+    no slack. A limit is reached at the first step count ``n`` with ``n >= seconds / dt``, so
+    it is rounded up (``2.1 / 0.3 == 7.000000000000001`` is 8 steps, as Scenic runs it); a
+    record's spacing is rounded down (``whole``), as Scenic's recorders floor it. A limit
+    past the last tick a clock reaches is never met.
+    """
+    steps = check_seconds(seconds, name) / dt
+    if steps > MAX_TICK:
+        return MAX_TICK + 1
+    return math.floor(steps) if whole else max(0, math.ceil(steps))

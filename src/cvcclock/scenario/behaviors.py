@@ -7,8 +7,10 @@ sub-behavior with ``yield from do(sub(agent))`` (see :mod:`~cvcclock.scenario.co
 top-level behavior that returns waits forever.
 
 Guards: ``@precondition(pred)`` and ``@invariant(pred)`` decorate a behavior, and ``pred``
-is called with the behavior's own arguments. When the behavior is called (started), its
-preconditions and then its invariants are checked; its invariants are checked again each
+is called with the behavior's own arguments. When the behavior starts (an agent's behavior
+as its scenario starts; a sub-behavior when the runner first resumes it, not when it is
+called, so a ``do`` whose limit ends it first never checks them), its preconditions and then
+its invariants are checked; its invariants are checked again each
 time it is resumed: after each action, and at the instant a sub-behavior it runs with
 ``do`` returns, before any more of its code runs. They are not checked while it is inside
 a sub-behavior. A violation raises :class:`~cvcclock.scenario.PreconditionViolation` or
@@ -35,7 +37,12 @@ from typing import Any, TypeVar
 from cvcclock.checks import check_callable
 from cvcclock.scenario._arguments import check_instance
 from cvcclock.scenario.control import do
-from cvcclock.scenario.errors import BehaviorError, InvariantViolation, PreconditionViolation
+from cvcclock.scenario.errors import (
+    BehaviorError,
+    GuardViolation,
+    InvariantViolation,
+    PreconditionViolation,
+)
 from cvcclock.scenario.requirements import describe
 
 __all__ = ["WAIT", "Guards", "Take", "invariant", "precondition", "take", "wait"]
@@ -135,12 +142,19 @@ class Guards:
 
 
 class BoundGuards:
-    """The guards of one running behavior, with the arguments it was called with."""
+    """The guards of one behavior call, with its arguments, and the generator of its body.
 
-    __slots__ = ("guards", "args", "kwargs")
+    The call makes nothing run: its guards are checked when the behavior starts (the runner
+    first resumes it, or starts it as an agent's behavior), as Scenic checks them when it
+    starts a sub-behavior, so a ``do`` that never starts it never checks them.
+    """
 
-    def __init__(self, guards: Guards, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        self.guards, self.args, self.kwargs = guards, args, kwargs
+    __slots__ = ("guards", "args", "kwargs", "body", "started")
+
+    def __init__(self, guards: Guards, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 body: Any = None) -> None:
+        self.guards, self.args, self.kwargs, self.body = guards, args, kwargs, body
+        self.started = False
 
     @property
     def has_invariants(self) -> bool:
@@ -151,6 +165,23 @@ class BoundGuards:
         """Raise :class:`InvariantViolation` for the first false invariant."""
         self.guards.check_invariants(self.args, self.kwargs)
 
+    def enabled(self) -> bool:
+        """Whether the preconditions and invariants hold now (``do_choose`` asks this of
+        each candidate without starting it)."""
+        try:
+            self.guards.check_preconditions(self.args, self.kwargs)
+            self.guards.check_invariants(self.args, self.kwargs)
+        except GuardViolation:
+            return False
+        return True
+
+    def start(self) -> None:
+        """Check the preconditions, then the invariants, once: when the behavior starts."""
+        if not self.started:
+            self.started = True
+            self.guards.check_preconditions(self.args, self.kwargs)
+            self.guards.check_invariants(self.args, self.kwargs)
+
 
 # Running guarded generators -> their guards. Weak, so a finished behavior goes away with
 # its generator; generators cannot carry attributes of their own.
@@ -160,6 +191,23 @@ _RUNNING: weakref.WeakKeyDictionary[Any, BoundGuards] = weakref.WeakKeyDictionar
 def guards_of(gen: object) -> BoundGuards | None:
     """The guards of a generator a decorated behavior returned, or None."""
     return _RUNNING.get(gen) if type(gen) is GeneratorType else None
+
+
+def _guarded(bound: BoundGuards, body: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+    """What a guarded behavior's call returns: its guards checked as it starts, then its body."""
+    bound.start()
+    return (yield from body)
+
+
+_GUARDED = _guarded.__code__
+
+
+def body_of(gen: Any) -> Any:
+    """The generator running a behavior's own code: the body of a guarded behavior's
+    generator (whose ``gi_yieldfrom`` is always that body), else ``gen`` itself."""
+    if getattr(gen, "gi_code", None) is _GUARDED:
+        return _RUNNING[gen].body
+    return gen
 
 
 def scenario_guards(cls: type) -> Guards | None:
@@ -196,10 +244,10 @@ def _guards_for(target: G) -> tuple[G, Guards]:
 
     @functools.wraps(fn)
     def start(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
-        guards.check_preconditions(args, kwargs)
-        guards.check_invariants(args, kwargs)
-        gen = fn(*args, **kwargs)
-        _RUNNING[gen] = BoundGuards(guards, args, kwargs)
+        body = fn(*args, **kwargs)      # binds the arguments (a TypeError now); runs nothing
+        bound = BoundGuards(guards, args, kwargs, body)
+        gen = _guarded(bound, body)
+        _RUNNING[gen] = bound
         return gen
 
     start.__cvc_guards__ = guards  # type: ignore[attr-defined]
@@ -220,7 +268,7 @@ def _guard(kind: str, pred: Callable[..., object]) -> Callable[[G], G]:
 def precondition(pred: Callable[..., object]) -> Callable[[G], G]:
     """Decorate a behavior or a Scenario subclass with a precondition.
 
-    A behavior's is checked when the behavior is called (started), with its arguments. A
+    A behavior's is checked when the behavior starts (first runs), with its arguments. A
     scenario's is checked when the scenario starts, before its ``setup``, as
     ``pred(scenario, s)``.
 
@@ -277,11 +325,11 @@ def delegation(gen: Any, owner: Any) -> Any:
     BehaviorError
         If an invariant would be checked at the wrong time.
     """
-    inner = getattr(gen, "gi_yieldfrom", None)
+    inner = getattr(body_of(gen), "gi_yieldfrom", None)
     if inner is None:
         return owner
     chain = [gen, inner]
-    while (deeper := getattr(chain[-1], "gi_yieldfrom", None)) is not None:
+    while (deeper := getattr(body_of(chain[-1]), "gi_yieldfrom", None)) is not None:
         chain.append(deeper)
     holders = [(gen, owner)] + [(g, guards_of(g)) for g in chain[1:-1]]
     for outer, guards in holders:
@@ -294,5 +342,5 @@ def delegation(gen: Any, owner: Any) -> Any:
 
 
 def _label(gen: Any) -> str:
-    code = getattr(gen, "gi_code", None)
+    code = getattr(body_of(gen), "gi_code", None)
     return repr(code.co_name) if code is not None else repr(gen)

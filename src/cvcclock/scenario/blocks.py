@@ -22,9 +22,9 @@ from types import GeneratorType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from cvcclock.scenario._arguments import steps_for
-from cvcclock.scenario.behaviors import WAIT, Take, delegation, guards_of
-from cvcclock.scenario.control import ABORT, Do, Interrupt, Request
-from cvcclock.scenario.errors import BehaviorError, InvariantViolation
+from cvcclock.scenario.behaviors import WAIT, Take, body_of, delegation, guards_of
+from cvcclock.scenario.control import ABORT, Choose, Do, Interrupt, Request
+from cvcclock.scenario.errors import BehaviorError, InvariantViolation, RejectSimulation
 
 if TYPE_CHECKING:
     from cvcclock.scenario.scopes import Scope
@@ -59,6 +59,12 @@ class Block:
     """Something resumed once per time step until it yields an action or finishes."""
 
     __slots__ = ()
+    direct: Any = None
+    """A generator the runner may resume directly (see :class:`GenBlock`); None here."""
+
+    def went_on(self, item: Any) -> Take | Finished:
+        """After a fast-path resumption of ``direct``: only a :class:`GenBlock` has one."""
+        raise NotImplementedError
 
     def resume(self) -> Take | Finished:
         """Run until an action (a :class:`Take`) is yielded or the block finishes."""
@@ -91,9 +97,9 @@ class Context:
 
     def start(self, fn: Callable[..., Any], args: tuple[Any, ...],
               owner: Owner | None = None) -> GenBlock:
-        """Call ``fn(*args)`` (the start of a behavior: its guards are checked) and wrap the
-        generator it makes in a :class:`GenBlock` owned by ``owner``, by default the
-        generator's guards."""
+        """Call ``fn(*args)`` and start it (a behavior's guards are checked now, as Scenic
+        starts an agent's behavior with its scenario); wrap the generator it makes in a
+        :class:`GenBlock` owned by ``owner``, by default the generator's guards."""
         gen = fn(*args)
         if not isinstance(gen, GeneratorType):
             if not hasattr(gen, "__next__"):
@@ -101,7 +107,11 @@ class Context:
                                     f"not a generator; a {self.kind} is a generator function "
                                     f"(it must yield)")
             gen = _generator(gen)
-        return GenBlock(self, gen, guards_of(gen) if owner is None else owner)
+        if owner is None:
+            owner = guards_of(gen)
+            if owner is not None:
+                owner.start()
+        return GenBlock(self, gen, owner)
 
     def child(self, item: Any, owner: Owner | None) -> Block:
         """The block for a request a generator yielded (``do`` or ``interrupt``).
@@ -115,6 +125,8 @@ class Context:
             return self._do(item)
         if type(item) is Interrupt:
             return InterruptBlock(self, item, owner)
+        if type(item) is Choose:
+            return ChooseBlock(self, item)
         raise self.refuse(item)
 
     def refuse(self, item: Any) -> BehaviorError:
@@ -159,17 +171,69 @@ class GenBlock(Block):
     ``owner`` holds the invariants of the generator's own code: its guards for a behavior,
     the enclosing behavior's for an interrupt's body or handler, the scope for a compose
     block.
+
+    Attributes
+    ----------
+    direct : generator or None
+        The generator, when the next step may resume it with a bare ``next(direct, block)``
+        (the runner's per-agent fast path): a behavior with no guards, no child running and
+        nothing to check. What that yields goes to :meth:`went_on` unless it is an action
+        taken outside any plain delegation (``direct.gi_yieldfrom`` is None); ``block``
+        itself back means the generator finished.
     """
 
-    __slots__ = ("ctx", "gen", "owner", "check", "child", "acts")
+    __slots__ = ("ctx", "gen", "body", "owner", "check", "child", "acts", "direct")
 
     def __init__(self, ctx: Context, gen: Any, owner: Owner | None) -> None:
         self.ctx, self.gen, self.owner = ctx, gen, owner
+        self.body = body_of(gen)            # whose gi_yieldfrom shows a plain delegation
         self.check: Owner | None = None     # whose invariants to check on the next resume
         self.child: Block | None = None
         self.acts = ctx.kind == "behavior"  # only behaviors take actions
+        self.direct = gen if self.acts and owner is None else None
+
+    def _sync(self) -> None:
+        """Whether the next step may take the fast path (see ``direct``)."""
+        plain = self.acts and self.owner is None and self.child is None and self.check is None
+        self.direct = self.gen if plain else None
+
+    def went_on(self, item: Any) -> Take | Finished:
+        """Go on after a fast-path ``next(direct, self)`` gave ``item``: what :meth:`resume`
+        would have returned."""
+        try:
+            if item is self:
+                return Finished(None)
+            if type(item) is Take:          # an action, from inside a plain delegation
+                self.check = delegation(self.gen, self.owner)
+                return item
+            return self._yielded(item)
+        finally:
+            self._sync()
 
     def resume(self) -> Take | Finished:
+        try:
+            return self._step()
+        finally:
+            self._sync()
+
+    def _step(self) -> Take | Finished:
+        if self.child is None and self.check is None:
+            # The common step: resumed after an action with nothing to check or run first.
+            try:
+                item = next(self.gen)
+            except StopIteration as stop:
+                return Finished(stop.value)
+            if type(item) is Take and (self.acts or not item.actions):
+                if self.body.gi_yieldfrom is not None:
+                    self.check = delegation(self.gen, self.owner)
+                elif self.owner is not None:
+                    self.check = self.owner
+                return item
+            return self._yielded(item)
+        return self._resume()
+
+    def _resume(self) -> Take | Finished:
+        """The general step: a child to resume, or invariants to check, first."""
         send: Any = None
         throw: BaseException | None = None
         if self.child is not None:
@@ -178,6 +242,21 @@ class GenBlock(Block):
                 return taken
         elif self.check is not None:
             throw = _violation(self.check)
+        return self._run(send, throw)
+
+    def _yielded(self, item: Any) -> Take | Finished:
+        """The fast path's generator yielded a request, or an action it may not take."""
+        if type(item) is Take:
+            raise self.ctx.refuse(item)
+        self.child = self.ctx.child(item, self.owner)   # runs now, in this step
+        taken, send, throw = self._resume_child()
+        if taken is not None:
+            return taken
+        return self._run(send, throw)
+
+    def _run(self, send: Any, throw: BaseException | None) -> Take | Finished:
+        """Send or throw into the generator, running the children of what it yields, until
+        an action is taken or it finishes."""
         while True:
             try:
                 item = self.gen.send(send) if throw is None else self.gen.throw(throw)
@@ -186,7 +265,7 @@ class GenBlock(Block):
             if type(item) is Take:
                 if item.actions and not self.acts:
                     raise self.ctx.refuse(item)
-                inner = self.gen.gi_yieldfrom
+                inner = self.body.gi_yieldfrom
                 self.check = self.owner if inner is None else delegation(self.gen, self.owner)
                 return item
             self.child = self.ctx.child(item, self.owner)   # runs now, in this step
@@ -197,18 +276,24 @@ class GenBlock(Block):
     def _resume_child(self) -> tuple[Take | None, Any, BaseException | None]:
         """Resume the child: its action, or what to send or throw into the generator (its
         result and any violation of the invariants now that it is done, or its exception)."""
+        child = self.child
         try:
-            result = self.child.resume()  # type: ignore[union-attr]
+            result = child.resume()  # type: ignore[union-attr]
         except BaseException as e:       # passes up, into this generator
             self.child = None
             return None, None, e
         if type(result) is Take:
             return result, None, None
         self.child = None
+        if type(child) is InterruptBlock:
+            # Scenic compiles a try/interrupt statement with no check after it (a do has
+            # one): the statement checked them after its last action already.
+            return None, result.value, None  # type: ignore[union-attr]
         return None, result.value, _violation(self.owner)    # type: ignore[union-attr]
 
     def close(self, reason: str) -> None:
         child, self.child = self.child, None
+        self.direct = None
         if child is not None:
             child.close(reason)
         self.gen.close()
@@ -300,6 +385,61 @@ class ScenariosBlock(Block):
         for scope in self.scopes or ():
             if scope.running:
                 scope.stop(reason)
+
+
+class ChooseBlock(Block):
+    """``do_choose``/``do_shuffle``: picks an enabled sub-behavior, runs it to its end, and,
+    for a shuffle, picks the next in the same step, as Scenic's scheduler does."""
+
+    __slots__ = ("ctx", "left", "shuffle", "current")
+
+    def __init__(self, ctx: Context, item: Choose) -> None:
+        self.ctx, self.shuffle = ctx, item.shuffle
+        self.left = list(zip(item.subs, item.weights, strict=True))
+        self.current: GenBlock | None = None
+
+    def resume(self) -> Take | Finished:
+        while True:
+            if self.current is None:
+                if not self.left:
+                    return Finished(None)
+                sub = self._pick()
+                self.current = GenBlock(self.ctx, sub, guards_of(sub))
+            result = self.current.resume()
+            if type(result) is Take:
+                return result
+            self.current = None
+            if not self.shuffle:
+                return result
+
+    def _pick(self) -> Any:
+        """Take one enabled sub-behavior out of those left (a choose drops the rest)."""
+        enabled = [i for i, (sub, _) in enumerate(self.left)
+                   if (guards := guards_of(sub)) is None or guards.enabled()]
+        if not enabled:
+            what = "do_shuffle" if self.shuffle else "do_choose"
+            raise RejectSimulation(f"{self.ctx.label}: deadlock in {what}() at step "
+                                   f"{self.ctx.sim.step}: none of its sub-behaviors is enabled")
+        if len(enabled) == 1:
+            index = enabled[0]
+        else:
+            weights = [self.left[i][1] for i in enabled]
+            index = self.ctx.sim.rng.choices(enabled, weights)[0]
+        sub = self.left.pop(index)[0]
+        if not self.shuffle:
+            self._drop()
+        return sub
+
+    def _drop(self) -> None:
+        left, self.left = self.left, []
+        for sub, _ in left:
+            sub.close()         # never started: nothing of it runs
+
+    def close(self, reason: str) -> None:
+        current, self.current = self.current, None
+        if current is not None:
+            current.close(reason)
+        self._drop()
 
 
 def _run(request: Request) -> Any:

@@ -16,10 +16,11 @@ from types import GeneratorType
 from typing import Any
 
 from cvcclock.checks import check_callable, check_count, check_seconds
-from cvcclock.scenario._arguments import check_instance
+from cvcclock.scenario._arguments import check_instance, check_weight
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["ABORT", "Do", "Interrupt", "Request", "do", "interrupt"]
+__all__ = ["ABORT", "Choose", "Do", "Interrupt", "Request", "do", "do_choose", "do_shuffle",
+           "interrupt"]
 
 Condition = Callable[[], object]
 
@@ -89,8 +90,9 @@ def do(*subs: Any, steps: int | None = None, seconds: float | None = None,
     runs nothing), and evaluates to :data:`ABORT`. With no sub-behavior and a limit, it
     waits: ``yield from do(steps=3)`` is Scenic's ``wait for 3 steps``.
 
-    A sub-behavior is a generator, made by calling a behavior: its guards are checked at
-    that call. Preconditions of scenarios are checked when they start.
+    A sub-behavior is a generator, made by calling a behavior; its guards are checked when it
+    starts (the runner first resumes it), as Scenic checks them, so a limit that ends the
+    ``do`` first never checks them. Preconditions of scenarios are checked when they start.
 
     Parameters
     ----------
@@ -131,6 +133,84 @@ def do(*subs: Any, steps: int | None = None, seconds: float | None = None,
     if until is not None:
         check_callable(until, "until", "a callable of no arguments")
     return Do(subs, steps, seconds, until)
+
+
+class Choose(Request):
+    """Made by :func:`do_choose` and :func:`do_shuffle`; read by the runner.
+
+    Attributes
+    ----------
+    subs : tuple of generator
+        The sub-behaviors.
+    weights : tuple of float
+        Their weights, in the same order.
+    shuffle : bool
+        True for ``do_shuffle`` (all of them, in a random order).
+    """
+
+    __slots__ = ("subs", "weights", "shuffle")
+
+    def __init__(self, subs: tuple[Any, ...], weights: tuple[float, ...], shuffle: bool) -> None:
+        self.subs, self.weights, self.shuffle = subs, weights, shuffle
+
+
+def _choice(what: str, subs: tuple[Any, ...], shuffle: bool) -> Choose:
+    """The request of ``do_choose`` or ``do_shuffle`` (named ``what``), checked."""
+    if len(subs) == 1 and isinstance(subs[0], dict):
+        pairs = list(subs[0].items())
+    else:
+        pairs = [(sub, 1.0) for sub in subs]
+    if not pairs:
+        raise ValueError(f"{what}() needs at least one sub-behavior")
+    for sub, weight in pairs:
+        if not isinstance(sub, GeneratorType):
+            raise TypeError(f"{what}() takes sub-behaviors (generators, made by calling a "
+                            f"behavior) or a dict of them to weights, got {sub!r}")
+        check_weight(weight, f"the weight of {what}()'s sub-behavior")
+    if len({id(sub) for sub, _ in pairs}) != len(pairs):
+        raise ValueError(f"{what}() was given the same generator twice: call the behavior "
+                         f"once for each")
+    return Choose(tuple(sub for sub, _ in pairs), tuple(float(w) for _, w in pairs), shuffle)
+
+
+def do_choose(*subs: Any) -> Choose:
+    """Scenic's ``do choose``: run one of the sub-behaviors, picked at random among those
+    enabled, ``result = yield from do_choose(a(car), b(car))``.
+
+    A sub-behavior is enabled when its preconditions and invariants hold at the pick (it is
+    not started to find out); the pick is weighted (``do_choose({a(car): 1, b(car): 3})``,
+    weights > 0, Scenic's ``do choose {A(): 1, B(): 3}``) and draws from the attempt's
+    ``rng``, so a seeded run picks the same; a single enabled one is taken without a draw.
+    The ``yield from`` evaluates to what the chosen one returns; the others never start.
+
+    Raises
+    ------
+    TypeError
+        If a sub is not a generator, or a weight not a number.
+    ValueError
+        If there is none, a weight is not > 0, or a generator is given twice.
+    RejectSimulation
+        When it runs, if none is enabled (Scenic's 'deadlock in "do choose/shuffle"').
+    """
+    return _choice("do_choose", subs, shuffle=False)
+
+
+def do_shuffle(*subs: Any) -> Choose:
+    """Scenic's ``do shuffle``: run every sub-behavior, one after another, in a random order:
+    ``yield from do_shuffle(a(car), b(car))``.
+
+    Each next one is picked as the last returns, in the same step, among those left that are
+    enabled then (their preconditions and invariants hold), weighted as :func:`do_choose`
+    picks, from the attempt's ``rng``. It evaluates to None once all have run.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`do_choose`.
+    RejectSimulation
+        When it runs, if at a pick none of those left is enabled.
+    """
+    return _choice("do_shuffle", subs, shuffle=True)
 
 
 class Interrupt(Request):

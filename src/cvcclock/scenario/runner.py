@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cvcclock import ClockConfig, ClockFollower, WorldClock
@@ -59,7 +59,7 @@ from cvcclock.scenario.errors import (
     TooManyRejections,
 )
 from cvcclock.scenario.results import SimulationResult, TerminationType
-from cvcclock.scenario.scenarios import Scenario, declares_dt
+from cvcclock.scenario.scenarios import Params, Scenario, check_params, declares_dt
 from cvcclock.scenario.scopes import Scope
 from cvcclock.scenario.simulation import Agent, Simulation
 from cvcclock.scenario.simulator import InvalidAction, Simulator
@@ -129,6 +129,9 @@ class ScenarioRunner:
         attempt.
     trace : callable, optional
         ``trace(step, phase, subject)``, called as each phase starts (see the module doc).
+    params : mapping, optional
+        Parameter values over the scenario's own ``params`` (Scenic's ``params=`` or
+        ``--param``); the run reads them as ``sim.params``.
 
     Attributes
     ----------
@@ -157,8 +160,12 @@ class ScenarioRunner:
     def __init__(self, scenario: Scenario, clock: WorldClock, dt: float | None = None, *,
                  seed: int, max_steps: int | None = None, time_limit: float | None = None,
                  max_iterations: int = 100, simulator: Callable[[], Simulator] | None = None,
-                 raise_guard_violations: bool = False, trace: Trace | None = None) -> None:
+                 raise_guard_violations: bool = False, trace: Trace | None = None,
+                 params: Mapping[str, Any] | None = None) -> None:
         check_instance(scenario, Scenario, "scenario")
+        own = check_params(scenario.params, f"{type(scenario).__name__}.params")
+        given = {} if params is None else check_params(params, "params")
+        self._params = Params({**own, **given})
         check_instance(clock, WorldClock, "clock")
         self.seed = check_seed(seed)
         self._max_iterations = check_count(max_iterations, "max_iterations", 1)
@@ -281,7 +288,7 @@ class ScenarioRunner:
                     f"all {self._max_iterations} attempts of scenario {self.scenario.name!r} "
                     f"were rejected; the last: {self._reasons[-1]}", tuple(self._reasons))
             sim = Simulation(self._make_simulator(), derive_seed(self.seed, self._attempt), self.dt,
-                             self._trace)
+                             self._trace, self._params)
             sim.top = Scope(self.scenario, sim)
             try:
                 sim.top.start()
@@ -318,15 +325,19 @@ class ScenarioRunner:
         self._scenarios(sim)
         self._records(sim)
         self._termination_checks(sim, self._monitors(sim))
-        self._actions(sim, self._behaviors(sim))
+        chosen = self._behaviors(sim)
+        if chosen or sim.tracing:
+            self._actions(sim, chosen)
         self._simulator_step(sim)
         self._dynamic_properties(sim)
         self._next_step(sim)
 
     def _scenarios(self, sim: Simulation) -> None:
         """1. The top-level scope's step; its compose block steps its sub-scenarios."""
-        sim.note("scenarios")
-        top = _top(sim)
+        if sim.tracing:
+            sim.note("scenarios")
+        top = sim.top
+        assert top is not None     # made before anything runs
         if top.running:
             try:
                 top.step()
@@ -338,10 +349,13 @@ class ScenarioRunner:
 
     def _records(self, sim: Simulation) -> None:
         """2. The trajectory entry, then the records of every running scope."""
-        sim.note("records")
+        if sim.tracing:
+            sim.note("records")
         sim.save_state()
-        for scope in _top(sim).tree():
-            scope.save_records()
+        scopes = sim.scopes
+        for scope in sim.running_scopes() if scopes is None else scopes:
+            if scope.recording:
+                scope.save_records()
 
     def _monitors(self, sim: Simulation) -> tuple[TerminationType, str] | None:
         """3. Each running scope's monitors, once; the end a monitor asked for, if any.
@@ -350,16 +364,21 @@ class ScenarioRunner:
         level it ends the run); ``terminate_simulation()`` ends the run. The first to ask
         names the reason; the rest still run.
         """
-        sim.note("monitors")
-        top = _top(sim)
+        tracing = sim.tracing
+        if tracing:
+            sim.note("monitors")
+        top = sim.top
+        assert top is not None     # made before anything runs
         ended = None
         stopping: list[tuple[Scope, str]] = []
-        for scope in list(top.tree()):
+        scopes = sim.scopes          # stopping one makes a new list, not this one
+        for scope in sim.running_scopes() if scopes is None else scopes:
             for monitor in scope.monitors:
                 block = monitor.block
                 if block is None:
                     continue
-                sim.note("monitor", monitor.name)
+                if tracing:
+                    sim.note("monitor", monitor.name)
                 try:
                     if type(block.resume()) is not Take:
                         monitor.block = None
@@ -383,13 +402,16 @@ class ScenarioRunner:
                             ended: tuple[TerminationType, str] | None) -> None:
         """4. End the run for a monitor, a stopped top-level scenario, a
         ``terminate_simulation_when`` condition or the run's own limit."""
-        sim.note("termination_checks")
-        top = _top(sim)
+        if sim.tracing:
+            sim.note("termination_checks")
+        top = sim.top
+        assert top is not None     # made before anything runs
         if ended is None and not top.running:
             ended = (TerminationType.SCENARIO_COMPLETE, str(top.stop_reason))
         if ended is None:
-            for scope in top.tree():
-                held = scope.end_condition()
+            scopes = sim.scopes
+            for scope in sim.running_scopes() if scopes is None else scopes:
+                held = scope.end_condition() if scope.ending else None
                 if held is not None:
                     ended = (TerminationType.TERMINATION_CONDITION, held)
                     break
@@ -405,30 +427,45 @@ class ScenarioRunner:
         scenario that created the agent (the run, at the top level);
         ``terminate_simulation()`` ends the run.
         """
-        sim.note("behaviors")
+        tracing = sim.tracing
+        if tracing:
+            sim.note("behaviors")
         chosen: list[tuple[Agent, tuple[Any, ...]]] = []
         step_actions: dict[str, tuple[Any, ...]] = {}
+        sim.choosing = step_actions        # Agent.last_actions, as Scenic clears and sets it
         for agent in sim.behaving:
-            sim.note("behavior", agent.name)
-            actions: tuple[Any, ...] = ()
+            if tracing:
+                sim.note("behavior", agent.name)
             block = agent.block
-            if block is not None:
-                try:
+            if block is None:
+                step_actions[agent.name] = ()
+                continue
+            result: Any
+            try:
+                gen = block.direct
+                if gen is None:
                     result = block.resume()
-                except RejectSimulation as e:
-                    e.args = (f"behavior of agent {agent.name!r}: {e}",)
-                    raise
-                except Terminate as t:
-                    agent.block = None
-                    self._terminated(sim, agent, t)
                 else:
-                    if type(result) is Take:
-                        actions = result.actions
-                        if actions:
-                            chosen.append((agent, actions))
-                    else:
-                        agent.block = None
-            step_actions[agent.name] = actions
+                    # The fast path: a plain behavior's generator resumed by a bare next().
+                    result = next(gen, block)
+                    if type(result) is not Take or gen.gi_yieldfrom is not None:
+                        result = block.went_on(result)
+            except RejectSimulation as e:
+                e.args = (f"behavior of agent {agent.name!r}: {e}",)
+                raise
+            except Terminate as t:
+                agent.block = None
+                step_actions[agent.name] = ()
+                self._terminated(sim, agent, t)
+                continue
+            if type(result) is Take:
+                actions = result.actions
+                if actions:
+                    chosen.append((agent, actions))
+                step_actions[agent.name] = actions
+            else:
+                agent.block = None
+                step_actions[agent.name] = ()
         sim.save_actions(step_actions)
         return chosen
 
@@ -443,7 +480,8 @@ class ScenarioRunner:
 
     def _actions(self, sim: Simulation, chosen: list[tuple[Agent, tuple[Any, ...]]]) -> None:
         """6. Execute each agent's actions, in order."""
-        sim.note("actions")
+        if sim.tracing:
+            sim.note("actions")
         apply = sim.simulator.apply_action
         for agent, actions in chosen:
             for action in actions:
@@ -458,17 +496,20 @@ class ScenarioRunner:
 
     def _simulator_step(self, sim: Simulation) -> None:
         """7. Run the simulator for one time step."""
-        sim.note("simulator_step")
+        if sim.tracing:
+            sim.note("simulator_step")
         sim.simulator.step(sim.dt)
 
     def _dynamic_properties(self, sim: Simulation) -> None:
         """8. Read every object's dynamic properties back."""
-        sim.note("dynamic_properties")
+        if sim.tracing:
+            sim.note("dynamic_properties")
         sim.read_properties()
 
     def _next_step(self, sim: Simulation) -> None:
         """9. The next time step."""
-        sim.note("clock")
+        if sim.tracing:
+            sim.note("clock")
         sim.step += 1
 
     def _finish(self, sim: Simulation, kind: TerminationType, reason: str) -> None:
@@ -572,7 +613,8 @@ def _summary(error: BaseException) -> str:
 def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,
              time_limit: float | None = None, max_iterations: int = 100, dt: float | None = None,
              simulator: Callable[[], Simulator] | None = None, raise_guard_violations: bool = False,
-             trace: Trace | None = None) -> SimulationResult:
+             trace: Trace | None = None,
+             params: Mapping[str, Any] | None = None) -> SimulationResult:
     """Run a scenario to the end in a batch, on a clock of its own.
 
     The clock's quantum is the time step and is advanced with ``advance_ticks``; the result
@@ -609,7 +651,7 @@ def simulate(scenario: Scenario, *, seed: int, max_steps: int | None = None,
     runner = ScenarioRunner(scenario, clock, dt, seed=seed, max_steps=max_steps,
                             time_limit=time_limit, max_iterations=max_iterations,
                             simulator=simulator, raise_guard_violations=raise_guard_violations,
-                            trace=trace)
+                            trace=trace, params=params)
     warn_at = _UNBOUNDED_WARNING_STEPS if max_steps is None and time_limit is None else None
     steps = 0
     while runner.result is None:

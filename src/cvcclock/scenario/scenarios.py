@@ -4,15 +4,75 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from cvcclock.checks import check_str
 from cvcclock.scenario.simulator import PointMassSimulator, Simulator
 
 if TYPE_CHECKING:
     from cvcclock.scenario.scopes import Scope
 
-__all__ = ["Scenario"]
+__all__ = ["Params", "Scenario", "check_params"]
+
+
+class Params(Mapping[str, Any]):
+    """Scenic's ``globalParameters``: the run's parameters, read-only, by key or attribute
+    (``sim.params["speed"]``, ``sim.params.speed``).
+
+    Parameters
+    ----------
+    values : mapping
+        Parameter name -> value (copied).
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping[str, Any] = {}) -> None:  # noqa: B006 -- read only
+        object.__setattr__(self, "_values", dict(check_params(values, "values")))
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._values[key]
+        except KeyError:
+            raise KeyError(f"no parameter {key!r}; the parameters are "
+                           f"{sorted(self._values)}") from None
+
+    def __getattr__(self, key: str) -> Any:
+        if key.startswith("__"):
+            raise AttributeError(key)
+        try:
+            return self[key]
+        except KeyError as e:
+            raise AttributeError(e.args[0]) from None
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError("the parameters are read-only while the scenario runs")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"Params({self._values!r})"
+
+
+def check_params(value: object, name: str) -> Mapping[str, Any]:
+    """A mapping of parameter names (str) to values.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a mapping, or a key is not a str; naming ``name``.
+    """
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping of parameter names to values, got "
+                        f"{value!r}")
+    for key in value:
+        check_str(key, f"each key of {name}")
+    return value
 
 
 class Scenario:
@@ -31,6 +91,11 @@ class Scenario:
 
     Attributes
     ----------
+    params : mapping
+        Scenic's ``param`` statements: the scenario's parameters and their default values,
+        which a runner's ``params=`` overrides; every scenario, behavior and monitor reads
+        the run's as ``sim.params`` (``s.params`` in a scenario), Scenic's
+        ``globalParameters``. Only the top-level scenario's count.
     dt : float
         The time step in seconds; only the top-level scenario's counts. The default, 0.1,
         is used unless the runner is given another. Set on a subclass or an instance, it
@@ -39,6 +104,7 @@ class Scenario:
     """
 
     dt: float = 0.1
+    params: Mapping[str, Any] = {}
     compose: Callable[[Scope], Generator[Any, Any, Any]] | None = None
 
     @property

@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping
 from typing import Any
 
 from cvcclock.checks import check_callable, check_count, check_str
-from cvcclock.scenario._arguments import check_instance, steps_floor, steps_for
+from cvcclock.scenario._arguments import check_instance, check_probability, steps_for
 from cvcclock.scenario.behaviors import scenario_guards
 from cvcclock.scenario.blocks import Context, Finished, GenBlock
 from cvcclock.scenario.control import Do, do
@@ -20,6 +20,15 @@ from cvcclock.scenario.errors import InvariantViolation, RejectSimulation, Termi
 from cvcclock.scenario.requirements import describe
 from cvcclock.scenario.scenarios import Scenario
 from cvcclock.scenario.simulation import Agent, Simulation
+from cvcclock.scenario.temporal import (
+    FALSE,
+    NAMES,
+    PRESUMABLY_FALSE,
+    Atom,
+    Formula,
+    as_formula,
+)
+from cvcclock.scenario.temporal import Monitor as Temporal
 
 __all__ = ["Monitor", "Scope"]
 
@@ -80,6 +89,8 @@ class Scope:
         The running sub-scopes its compose block started.
     monitors : list of Monitor
         Its monitors, in registration order.
+    recording, ending : bool
+        Whether it has records, and ``terminate_simulation_when`` conditions.
 
     Every method raises TypeError for an argument of the wrong type and ValueError for a
     name already taken, before it changes anything.
@@ -100,21 +111,40 @@ class Scope:
         self._stepped = 0                   # steps run: a time limit counts these
         self._saved = -1                    # the last step whose records were saved
         self._guards = scenario_guards(type(scenario))
+        self._class_invariants = self._guards is not None and bool(self._guards.invariants)
         self._always: list[tuple[str, Predicate]] = []
         self._eventually: list[tuple[str, Predicate]] = []
         self._satisfied: list[bool] = []
+        self._temporal: list[tuple[str, Temporal]] = []
         self._invariants: list[tuple[str, Predicate]] = []
         self._terminate_when: list[tuple[str, Predicate]] = []
         self._end_conditions: list[tuple[str, Predicate]] = []
         self._records: list[_Record] = []
+        # Whether it has records, terminate_simulation_when conditions: the runner skips
+        # the calls for a scope with none.
+        self.recording = False
+        self.ending = False
         self._limit: int | None = None
         self._limit_text = ""
         self._compose: GenBlock | None = None
+        # (agent, the values its overridden properties had, its behavior before, or None)
+        self._overrides: list[tuple[Agent, dict[str, Any], Any]] = []
 
     @property
     def rng(self) -> Any:
         """The attempt's seeded ``random.Random``."""
         return self.sim.rng
+
+    @property
+    def params(self) -> Any:
+        """The run's parameters (Scenic's ``globalParameters``): ``sim.params``."""
+        return self.sim.params
+
+    @property
+    def initial(self) -> bool:
+        """Scenic's ``initial scenario``: whether this is the very first scenario to run (the
+        top level), not one another scenario's compose block started."""
+        return self.parent is None
 
     # -- agents, monitors, records ----------------------------------------------------------
 
@@ -183,9 +213,9 @@ class Scope:
         check_str(name, "name")
         check_callable(fn, "fn", "a callable of no arguments")
         dt = self.sim.dt
-        period = (max(1, steps_floor(every_seconds, dt, "every_seconds"))
+        period = (max(1, steps_for(every_seconds, dt, "every_seconds", whole=True))
                   if every_seconds is not None else check_count(every, "every", 1))
-        delay = (steps_floor(after_seconds, dt, "after_seconds")
+        delay = (steps_for(after_seconds, dt, "after_seconds", whole=True)
                  if after_seconds is not None else check_count(after, "after"))
         self._add_record(_Record("record", name, fn, period, delay))
 
@@ -206,8 +236,112 @@ class Scope:
     def _add_record(self, record: _Record) -> None:
         self.sim.claim_record(record.kind, record.name, self)
         self._records.append(record)
+        self.recording = True
+
+    def override(self, agent: Agent, *, behavior: Callable[..., Generator[Any, Any, Any]]
+                 | None = None, args: tuple[Any, ...] = (), **properties: Any) -> None:
+        """Scenic's ``override``: give ``agent`` other property values, or another behavior,
+        for as long as this scenario runs; both are restored when it stops.
+
+        ``s.override(car, speed=3.0)`` sets the properties at once (own properties, or the
+        simulator's where it has ``set_property``) and puts the values they had back when
+        this scenario stops. ``s.override(car, behavior=brake, args=(0.5,))`` starts
+        ``brake(car, 0.5)`` now (its guards checked): it runs in the agent's place from this
+        step on, and when this scenario stops it is closed and the agent's own behavior
+        resumes where it was. Overrides by nested scenarios undo in reverse order.
+
+        Raises
+        ------
+        TypeError
+            If ``agent`` is not an :class:`Agent` of this simulation, ``behavior`` is not
+            callable or ``args`` not a tuple.
+        ValueError
+            If there is nothing to override, or ``behavior`` is given for an object with no
+            behavior of its own.
+        AttributeError
+            For a property the agent does not have, or that its simulator owns outright.
+
+        A refused call changes nothing; so does a behavior whose guards reject it (the
+        properties it overrode are put back before the error passes on).
+        """
+        check_instance(agent, Agent, "agent")
+        if agent.sim is not self.sim:
+            raise TypeError(f"override: agent {agent.name!r} belongs to another simulation")
+        check_callable(behavior, "behavior", "a generator function", optional=True)
+        check_instance(args, tuple, "args")
+        if behavior is None and not properties:
+            raise ValueError(f"override of agent {agent.name!r} needs properties or a behavior")
+        if behavior is not None and agent.behavior is None:
+            raise ValueError(f"override of agent {agent.name!r}: it is an object with no "
+                             f"behavior; give it one in add_agent to override it")
+        for key in properties:
+            agent.check_settable(key)
+        saved = {key: getattr(agent, key) for key in properties}
+        for key, value in properties.items():
+            setattr(agent, key, value)
+        before = None
+        if behavior is not None:
+            label = f"the behavior {_name(behavior)} overriding agent {agent.name!r}'s"
+            try:
+                block = Context(self.sim, self, "behavior", label).start(
+                    behavior, (agent, *args))
+            except BaseException:
+                for key, value in saved.items():
+                    setattr(agent, key, value)
+                raise
+            before = (agent.block, agent.behavior, agent.args)
+            agent.block, agent.behavior, agent.args = block, behavior, args
+        self._overrides.append((agent, saved, before))
+
+    def _revert_overrides(self) -> None:
+        """Undo this scenario's overrides, the last first (Scenic's ``_revert``)."""
+        overrides, self._overrides = self._overrides, []
+        for agent, saved, before in reversed(overrides):
+            if before is not None:
+                block = agent.block
+                if block is not None:
+                    block.close(f"scenario {self.name!r}, which overrode it, stopped")
+                agent.block, agent.behavior, agent.args = before
+            for key, value in saved.items():
+                setattr(agent, key, value)
 
     # -- this scenario: requirements and termination ----------------------------------------
+
+    def require(self, condition: Formula | Predicate, name: str | None = None, *,
+                prob: float | None = None) -> None:
+        """Scenic's ``require`` with temporal operators: ``s.require(Always(Implies(near,
+        Eventually(braking))))`` (see :mod:`~cvcclock.scenario.temporal`).
+
+        The formula is valued at each time step this scenario runs, first thing in its step:
+        a value false for good rejects the attempt at once, one still presumably false when
+        the scenario stops (``Eventually`` not yet met, ``Next`` at the last step, an
+        ``Until`` still waiting) rejects it then. A bare callable is a formula without
+        temporal operators, which speaks of the scenario's first step only.
+
+        ``prob`` makes a condition without temporal operators Scenic's soft requirement
+        ``require[prob]``: enforced with that probability, drawn here from the attempt's
+        ``rng`` (so a seeded run enforces the same ones; 0 and 1 draw nothing), and
+        otherwise dropped. As in Scenic, a formula with temporal operators must be hard.
+
+        Raises
+        ------
+        TypeError
+            If ``condition`` is neither a formula nor callable, ``name`` not a str, or
+            ``prob`` not a number.
+        ValueError
+            If ``prob`` is not from 0 to 1, or is given below 1 for a temporal formula.
+        """
+        formula = as_formula(condition, "require")
+        label = check_str(name, "name", optional=True)
+        if prob is not None:
+            p = check_probability(prob, "prob")
+            if p < 1.0 and not isinstance(formula, Atom):
+                raise ValueError(f"require: a requirement with temporal operators must have "
+                                 f"probability 1 (as in Scenic), got prob={prob!r} for "
+                                 f"{formula!r}")
+            if p < 1.0 and not (p > 0.0 and self.sim.rng.random() < p):
+                return          # a soft requirement this attempt does not enforce
+        self._temporal.append((label or repr(formula), Temporal(formula)))
 
     def require_always(self, pred: Predicate, name: str | None = None) -> None:
         """Reject the attempt if ``pred()`` is false at any time step while this scenario runs."""
@@ -253,6 +387,7 @@ class Scope:
         """End the simulation at the first termination check, while this scenario runs,
         where ``pred()`` is true."""
         self._end_conditions.append(_predicate(pred, name))
+        self.ending = True
 
     def do(self, *scenarios: Scenario, steps: int | None = None, seconds: float | None = None,
            until: Predicate | None = None) -> Do:
@@ -332,6 +467,7 @@ class Scope:
         child = Scope(scenario, self.sim, self)
         child.start()
         self.children.append(child)
+        self.sim.scopes_changed()
         return child
 
     def _start_behavior(self, agent: Agent) -> None:
@@ -362,29 +498,44 @@ class Scope:
             A requirement or invariant violated, or a compose block's ``require``.
         """
         sim, name = self.sim, self.name
-        sim.note("require_always", name)
+        tracing = sim.tracing       # the phase notes cost a call each: only when tracing
+        if tracing:
+            sim.note("require_always", name)
         for desc, pred in self._always:
             if not pred():
                 raise RejectSimulation(f"require_always {desc} of scenario {name!r} violated")
-        sim.note("require_eventually", name)
-        for i, (_, pred) in enumerate(self._eventually):
-            if pred():
-                self._satisfied[i] = True
-        sim.note("time_limit", name)
+        for desc, req in self._temporal:
+            if req.update() == FALSE:
+                raise RejectSimulation(f"requirement {desc} of scenario {name!r} violated")
+        if tracing:
+            sim.note("require_eventually", name)
+        if self._eventually:
+            for i, (_, pred) in enumerate(self._eventually):
+                if pred():
+                    self._satisfied[i] = True
+        if tracing:
+            sim.note("time_limit", name)
         # Steps it ran, not steps since it started: an interrupt that suspends the do()
         # running it suspends its clock too (as Scenic counts).
         if self._limit is not None and self._stepped >= self._limit:
             return self.stop(f"scenario {name!r} reached its time limit of {self._limit_text}")
         self._stepped += 1
         if self._compose is None:
-            sim.note("invariants", name)
-            self.check_invariants()
+            # As Scenic's no-op compose block (``while True: wait``, checking after each
+            # wait): not in the first step, whose check was the one at its start.
+            if self._stepped > 1:
+                if tracing:
+                    sim.note("invariants", name)
+                if self._invariants or self._class_invariants:
+                    self.check_invariants()
         else:
-            sim.note("compose", name)
+            if tracing:
+                sim.note("compose", name)
             reason = self._resume_compose()
             if reason is not None:
                 return self.stop(reason)
-        sim.note("terminate_when", name)
+        if tracing:
+            sim.note("terminate_when", name)
         for desc, pred in self._terminate_when:
             if pred():
                 return self.stop(f"terminate_when {desc} of scenario {name!r} held")
@@ -421,6 +572,8 @@ class Scope:
     def save_records(self) -> None:
         """Save this step's values, once per step: ``record_initial`` at the scope's first
         step, then each ``record`` due."""
+        if not self._records:
+            return
         sim = self.sim
         n = sim.step
         if self._saved == n:
@@ -467,10 +620,18 @@ class Scope:
                     monitor.block.close(f"scenario {self.name!r} stopped")
                     monitor.block = None
             self.parent.children.remove(self)
+        if self._overrides:
+            self._revert_overrides()
+        self.sim.scopes_changed()
         for (desc, _), ok in zip(self._eventually, self._satisfied, strict=True):
             if not ok:
                 raise RejectSimulation(
                     f"require_eventually {desc} of scenario {self.name!r} never held")
+        for desc, req in self._temporal:
+            if req.last_value <= PRESUMABLY_FALSE:
+                raise RejectSimulation(
+                    f"requirement {desc} of scenario {self.name!r} was "
+                    f"{NAMES[req.last_value]} when it stopped")
 
 
 def _predicate(pred: Predicate, name: str | None) -> tuple[str, Predicate]:

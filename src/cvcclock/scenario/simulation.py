@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvcclock.checks import check_callable, check_seed, check_str
 from cvcclock.scenario._arguments import check_instance, check_step
+from cvcclock.scenario.scenarios import Params
 from cvcclock.scenario.simulator import Simulator
 
 if TYPE_CHECKING:
@@ -89,6 +90,17 @@ class Agent:
         """The attempt's seeded random generator (the same object as ``sim.rng``)."""
         return self.sim.rng
 
+    @property
+    def last_actions(self) -> tuple[Any, ...]:
+        """Scenic's ``lastActions``: the actions this agent took in the last time step,
+        ``()`` for none (a wait, no behavior, or before step 0).
+
+        As Scenic keeps it: monitors, requirements and conditions see the previous step's;
+        while the behaviors run, an agent whose behavior has already run this step shows
+        this step's, and the others (the agent itself, in its own behavior) ``()``.
+        """
+        return self.sim.last_actions_of(self.name)
+
     def __getattr__(self, key: str) -> Any:
         if key in _SLOTS:
             raise AttributeError(key)
@@ -112,6 +124,29 @@ class Agent:
             raise AttributeError(f"agent {self.name!r} has no property {key!r}; give it in "
                                  f"add_agent(..., properties={{{key!r}: ...}}) to set it")
 
+    def check_settable(self, key: object) -> str:
+        """``key``, if a behavior may set it (an own property, or a simulator property
+        where the simulator has ``set_property``); else the error setting it would raise.
+
+        Raises
+        ------
+        TypeError
+            If ``key`` is not a str.
+        AttributeError
+            If the agent has no such property, or the simulator owns it outright.
+        """
+        check_str(key, "property name")
+        if key in self.own:
+            return key  # type: ignore[return-value]
+        if key not in self.props or key in _SLOTS:
+            raise AttributeError(f"agent {self.name!r} has no property {key!r}; it has "
+                                 f"{sorted({**self.own, **self.props})}")
+        if getattr(self.sim.simulator, "set_property", None) is None:
+            raise AttributeError(
+                f"property {key!r} of agent {self.name!r} is the simulator's: "
+                f"{type(self.sim.simulator).__name__} has no set_property method")
+        return key  # type: ignore[return-value]
+
     def _set_dynamic(self, key: str, value: Any) -> None:
         simulator = self.sim.simulator
         setter = getattr(simulator, "set_property", None)
@@ -122,9 +157,13 @@ class Agent:
                 f"set_property method, so change it with an action")
         setter(self.handle, key, value)
         self.props = simulator.get_properties(self.handle)
+        self.sim._entry = None      # the next trajectory entry must read it afresh
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, {dict({**self.own, **self.props})!r})"
+
+
+_SET_PROPS = Agent.props.__set__  # type: ignore[attr-defined,misc]
 
 
 class Simulation:
@@ -147,6 +186,17 @@ class Simulation:
         The attempt's simulator.
     top : Scope or None
         The top-level scenario's scope, once the runner has made it.
+    tracing : bool
+        Whether a ``trace`` was given: the runner calls :meth:`note` only then.
+    params : Params
+        The run's parameters (Scenic's ``globalParameters``), read-only.
+    behaving : list of Agent
+        The agents with a behavior, in creation order (the runner's schedule).
+    scopes : list of Scope or None
+        What :meth:`running_scopes` returns, or None until it walks the tree again.
+    choosing : dict or None
+        While this step's behaviors run, the actions each has taken so far (the runner sets
+        it; :meth:`save_actions` clears it), for :attr:`Agent.last_actions`.
 
     The other methods are the runner's: they keep what goes into the result (the
     trajectory, the actions, the records) and the trace.
@@ -161,7 +211,7 @@ class Simulation:
     """
 
     def __init__(self, simulator: Simulator, seed: int, dt: float,
-                 trace: Trace | None = None) -> None:
+                 trace: Trace | None = None, params: Params | None = None) -> None:
         self.simulator = check_instance(
             simulator, Simulator, "simulator")  # type: ignore[type-abstract]
         self.seed = seed = check_seed(seed)
@@ -172,9 +222,16 @@ class Simulation:
         self.agents: dict[str, Agent] = {}
         self.top: Scope | None = None
         self._trace = check_callable(trace, "trace", optional=True)
-        self._behaving: list[Agent] = []
+        self.tracing = trace is not None
+        self.params = Params() if params is None else check_instance(params, Params, "params")
+        self.scopes: list[Scope] | None = None      # running_scopes(), until one changes
+        # The next trajectory entry, made as the properties are read back, until an agent
+        # is added or a property set: one pass over the agents a step instead of two.
+        self._entry: dict[str, Mapping[str, Any]] | None = None
+        self.behaving: list[Agent] = []
         self._trajectory: list[dict[str, Mapping[str, Any]]] = []
         self._actions: list[dict[str, tuple[Any, ...]]] = []
+        self.choosing: dict[str, tuple[Any, ...]] | None = None
         self._series: dict[str, list[tuple[int, Any]]] = {}
         self._initial: dict[str, Any] = {}
         self._final: dict[str, Any] = {}
@@ -222,28 +279,54 @@ class Simulation:
         agent = Agent(name, handle, self.simulator.get_properties(handle), self, behavior, args,
                       scope=scope, own=properties)
         self.agents[name] = agent
+        self._entry = None
         if behavior is not None:
-            self._behaving.append(agent)
+            self.behaving.append(agent)
         return agent
 
-    @property
-    def behaving(self) -> list[Agent]:
-        """The agents with a behavior, in creation order (the runner's schedule)."""
-        return self._behaving
+    def running_scopes(self) -> list[Scope]:
+        """The top-level scope (even once it has stopped: its monitors run in that step),
+        then the running sub-scopes (:meth:`Scope.tree`); made again only after
+        :meth:`scopes_changed`, so a step with no scope starting or stopping walks no tree."""
+        scopes = self.scopes
+        if scopes is None:
+            top = self.top
+            scopes = self.scopes = [] if top is None else list(top.tree())
+        return scopes
+
+    def scopes_changed(self) -> None:
+        """A scope started or stopped: :meth:`running_scopes` walks the tree again (a list
+        it returned before stays as it was, for a loop that is going through it)."""
+        self.scopes = None
 
     def save_state(self) -> None:
         """Append this step's trajectory entry: every object's dynamic properties."""
-        self._trajectory.append({a.name: a.props for a in self.agents.values()})
+        entry, self._entry = self._entry, None
+        if entry is None:
+            entry = {a.name: a.props for a in self.agents.values()}
+        self._trajectory.append(entry)
 
     def save_actions(self, actions: dict[str, tuple[Any, ...]]) -> None:
         """Append this step's actions, per agent with a behavior."""
         self._actions.append(actions)
+        self.choosing = None
+
+    def last_actions_of(self, name: str) -> tuple[Any, ...]:
+        """:attr:`Agent.last_actions` of the agent called ``name``."""
+        choosing = self.choosing
+        if choosing is not None:
+            return choosing.get(name, ())
+        return self._actions[-1].get(name, ()) if self._actions else ()
 
     def read_properties(self) -> None:
         """Read every object's dynamic properties back from the simulator."""
         get = self.simulator.get_properties
-        for agent in self.agents.values():
-            object.__setattr__(agent, "props", get(agent.handle))
+        set_props = _SET_PROPS          # the slot's own setter: Agent.__setattr__ is Python
+        entry = {}
+        for name, agent in self.agents.items():
+            entry[name] = props = get(agent.handle)
+            set_props(agent, props)
+        self._entry = entry
 
     def claim_record(self, kind: str, name: str, owner: Scope) -> None:
         """Reserve a record name for ``owner``: a running scope may not share it, a later one
