@@ -36,6 +36,8 @@ class Swarm:
             value = value["dx"] * (2 if value.get("fast") else 1)
         elif isinstance(value, list):
             value = sum(value)
+        elif isinstance(value, str):
+            value = len(value) % 7
         self.pushes[player] = 0 if value is None else value
 
     def step(self, dt):

@@ -510,9 +510,11 @@ class P2PSession:
                 raise DropReason("unsynchronized")
             if sender != peer.remote_id or receiver != self._id:
                 raise DropReason("wrong_session")
-            if not peer.window.accept(seq):
+            if not peer.window.fresh(seq):
                 raise DropReason("replayed")
-            self._on_input(peer, _checked_input_body(parse_body(body)), now)
+            checked = _checked_input_body(parse_body(body))
+            peer.window.accept(seq)     # only an authentic, well-formed datagram moves it
+            self._on_input(peer, checked, now)
         self._received += 1
         peer.last_heard = now
         if peer.interrupted:

@@ -75,6 +75,11 @@ class ReplayWindow:
         self.highest = -1
         self.bits = 0
 
+    def fresh(self, seq: int) -> bool:
+        """Whether ``seq`` has not been seen (and is not too old to tell)."""
+        back = self.highest - seq
+        return back < 0 or (back < WINDOW and not self.bits >> back & 1)
+
     def accept(self, seq: int) -> bool:
         """Whether ``seq`` is new (then it is marked seen)."""
         if seq > self.highest:
