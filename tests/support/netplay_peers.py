@@ -84,7 +84,7 @@ def run_peer(conn, config: dict) -> None:
                          disconnect_timeout=config.get("disconnect_timeout", 2.0))
     frames = config["frames"]
     deadline = time.monotonic() + config.get("budget", 30.0)
-    events, scales, reported, alone_from = [], set(), 0, None
+    events, scales, reported, alone_from, done_at = [], set(), 0, None, None
     last = time.monotonic()
     while time.monotonic() < deadline:
         now = time.monotonic()
@@ -109,8 +109,10 @@ def run_peer(conn, config: dict) -> None:
                 alone_from = session.frame
             if alone_from is not None and session.frame >= alone_from + 30:
                 break
-        elif stats.confirmed_frame >= frames - 1 and all(
+        elif done_at is None and stats.confirmed_frame >= frames - 1 and all(
                 p.acked_frame >= frames - 1 or not p.connected for p in stats.peers.values()):
+            done_at = now
+        if done_at is not None and now - done_at > 0.3:    # its last acks reach the peer
             break
         time.sleep(0.0005)
     stats = session.stats()

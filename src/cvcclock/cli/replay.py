@@ -15,7 +15,9 @@ import sys
 
 from cvcclock.checks import check_count, check_seconds
 from cvcclock.cli._output import reader_may_leave
+from cvcclock.cli.netplay_demo import replay_outcome
 from cvcclock.demo import PACINGS, WORLD, DemoReplay, replay_demo, trajectory_hash
+from cvcclock.netplay import PONG_WORLD
 from cvcclock.replay import InputTrace, TraceFormatError
 
 __all__ = ["DESCRIPTION", "Outcome", "add_parser", "replay_command", "run"]
@@ -92,6 +94,9 @@ def replay_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         print(f"cvcclock replay: cannot read {args.trace}: {error.strerror}", file=sys.stderr)
         return Outcome(2, "")
     world = trace.header.metadata.get("world")
+    if world == PONG_WORLD:         # a match from 'cvcclock netplay-demo --trace'
+        _check_arguments(parser, args, trace)
+        return Outcome(*replay_outcome(args.trace, trace, args.pacing, args.speed, args.to))
     if world != WORLD:
         print(f"cvcclock replay: {_not_the_demo(args.trace, world)}", file=sys.stderr)
         return Outcome(2, "")
