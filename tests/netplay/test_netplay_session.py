@@ -330,8 +330,13 @@ def test_time_sync_slows_the_peer_that_runs_ahead_within_five_percent(pair):
 
 def test_the_trace_replays_to_the_confirmed_state_exactly(pair):
     f = pair(desync_interval=1)
+    assert f.a.confirmed_snapshot() is None        # no match yet
     f.synchronize()
     f.frames(120)
+    for _ in range(6):             # a alone: it predicts b, past its confirmed frame
+        f.clocks[0].advance_ticks(2)
+        f.a.pump()
+        f.forward()
     n = f.a.confirmed_frame + 1
     trace = f.a.trace(frames=n, seed=3, metadata={"level": 1})
     assert trace.header.metadata == {"netplay": {"players": 2}, "level": 1}
@@ -342,6 +347,8 @@ def test_the_trace_replays_to_the_confirmed_state_exactly(pair):
     replayer.pump()
     assert replayer.divergences == [] and len(replayer.checked) == n
     assert replayer.follower.steps == n
+    # The confirmed state is the replay's, though the session has run past it.
+    assert f.a.frame > n and f.a.confirmed_snapshot() == world.snapshot()
 
 
 def test_p2p_refuses_bad_arguments_naming_them_and_leaves_the_clock_alone():

@@ -226,6 +226,18 @@ class P2PSession:
         """The last frame whose inputs are all confirmed and whose state is final (-1)."""
         return self._confirmed
 
+    def confirmed_snapshot(self) -> Any:
+        """The world's snapshot after ``confirmed_frame``: final, the same on every peer.
+
+        Returns
+        -------
+        object
+            The snapshot (the start's while no frame is confirmed), or None before
+            :class:`Synchronized`.
+        """
+        saved = self._frames.saved.get(self._confirmed)
+        return None if saved is None else saved.snapshot
+
     @property
     def synchronized(self) -> bool:
         """Whether every peer has answered and the frames run."""
