@@ -9,6 +9,8 @@ the due frame, send one).
 
 Group ``netplay-frame``:
 
+- ``floor``: 1,000 calls of ``[].count(x)``, the cheapest C method call (see
+  ``test_bench_clock.py``), a thousand floors: to read the others on a busy machine;
 - ``plain``: the world's own frame, ``apply`` twice and ``step``: the floor;
 - ``session``: the session's frame when the remote input arrived in time (no rollback):
   minus ``plain``, the session's overhead per frame (the goal: at most 30 µs). It holds a
@@ -127,6 +129,18 @@ def pair(request):
     made = Pair(request.param)
     yield made
     made.close()
+
+
+def test_floor(benchmark):
+    calls, x = [], 1
+    count = calls.count
+
+    def thousand():
+        for _ in range(1000):
+            count(x)
+
+    benchmark.group = "netplay-frame"
+    benchmark.pedantic(thousand, rounds=ROUNDS, iterations=1)
 
 
 def test_plain_frame(benchmark):

@@ -77,7 +77,7 @@ def run_peer(conn, config: dict) -> None:
     clock = WorldClock(ClockConfig(fixed_dt=FIXED_DT))
     session = P2PSession(world, clock, local_player=config["player"],
                          peers={p: tuple(a) for p, a in config["peers"].items()},
-                         session_key=config["key"], dt=DT,
+                         session_key=config["key"], dt=config.get("dt", DT),
                          input_delay=config.get("input_delay", 2),
                          max_prediction=config.get("max_prediction", 8),
                          desync_interval=config.get("desync_interval", 10),

@@ -13,7 +13,7 @@ from typing import Any
 
 from cvcclock._core import ClockFollower, WorldClock, ticks_per_step
 from cvcclock.checks import check_callable, check_count, check_seconds
-from cvcclock.replay import Keyframe, StateHash, World, default_state_hash
+from cvcclock.replay import StateHash, World, default_state_hash
 
 __all__ = ["MAX_INPUT_BYTES", "NULL", "Frames"]
 
@@ -46,13 +46,16 @@ class Frames:
         self.names = tuple(f"p{i}" for i in range(self.players))
         self.follower: ClockFollower | None = None
         self.frame = 0                   # the next frame to run
-        self.saved: dict[int, Keyframe] = {}   # frame -> state after it (-1: the start)
+        # frame -> the world's snapshot after it (-1: the start). Snapshots alone, not
+        # replay Keyframes: a rollback never moves the clock, and a Keyframe (a frozen
+        # dataclass and clock.state()) each frame cost a tenth of a frame's budget.
+        self.saved: dict[int, Any] = {}
         self._decoded: dict[str, Any] = {NULL: None}
 
     def start(self) -> None:
         """Follow the clock from now: frame 0 runs at the follower's first due step."""
         self.follower = ClockFollower.for_step(self.clock, self.dt)
-        self.saved[-1] = self._keyframe(-1)
+        self.saved[-1] = self.world.snapshot()
 
     def due(self) -> int:
         """The frames that fell due since the last call (0 before ``start``)."""
@@ -70,29 +73,24 @@ class Frames:
                 self._decoded[text] = value
         return value
 
-    def run(self, frame: int, inputs: list[str] | tuple[str, ...]) -> Keyframe:
-        """Apply ``inputs`` (one text per player), step, keep and return the state."""
+    def run(self, frame: int, inputs: list[str] | tuple[str, ...]) -> Any:
+        """Apply ``inputs`` (one text per player), step, keep and return the snapshot."""
         world = self.world
         for name, text in zip(self.names, inputs, strict=True):
             world.apply(name, self.decode(text))
         world.step(self.dt)
-        keyframe = self.saved[frame] = self._keyframe(frame)
-        return keyframe
+        snapshot = self.saved[frame] = world.snapshot()
+        return snapshot
 
     def restore(self, frame: int) -> None:
         """Put the world back to its state after ``frame`` (-1: the start)."""
-        self.world.restore(self.saved[frame].snapshot)
+        self.world.restore(self.saved[frame])
 
     def hash_of(self, frame: int) -> str:
-        return self.state_hash(self.saved[frame].snapshot)
+        return self.state_hash(self.saved[frame])
 
     def forget_before(self, frame: int) -> None:
         """Drop the states saved before ``frame`` (rollbacks go no further back)."""
-        for old in [f for f in self.saved if f < frame]:
-            del self.saved[old]
-
-    def _keyframe(self, frame: int) -> Keyframe:
-        # The tick is the frame's step in the match's trace (a clock from 0, no stalls).
-        return Keyframe((frame + 1) * self.period, frame + 1, self.world.snapshot(),
-                        self.clock.state())
-
+        saved = self.saved
+        for old in [f for f in saved if f < frame] if len(saved) > 1 else ():
+            del saved[old]

@@ -235,8 +235,7 @@ class P2PSession:
             The snapshot (the start's while no frame is confirmed), or None before
             :class:`Synchronized`.
         """
-        saved = self._frames.saved.get(self._confirmed)
-        return None if saved is None else saved.snapshot
+        return self._frames.saved.get(self._confirmed)
 
     @property
     def synchronized(self) -> bool:
@@ -424,9 +423,10 @@ class P2PSession:
         ran = 0
         local = self._inputs[self.local_player]
         players = range(frames.players)
+        horizon = self._known() + self.max_prediction     # no input arrives in this loop
         for _ in range(frames.due()):
             f = frames.frame
-            if f >= self._known() + self.max_prediction:
+            if f >= horizon:
                 self._stalled += 1      # the tick runs on; this step runs no frame
                 continue
             local.append(self._held)    # played at frame f + input_delay

@@ -142,10 +142,9 @@ class SyncTestSession:
         for f in range(first, last + 1):
             before = frames.saved[f]
             after = frames.run(f, self._inputs[f])
-            again = frames.state_hash(after.snapshot)
+            again = frames.state_hash(after)
             if again != self._hashes[f]:
-                raise DesyncError(f, self._hashes[f], again,
-                                  first_difference(before.snapshot, after.snapshot))
+                raise DesyncError(f, self._hashes[f], again, first_difference(before, after))
             self._resimulated += 1
         self._checked += 1
         keep = last - self.check_distance
@@ -155,8 +154,7 @@ class SyncTestSession:
             self._hashes.pop(old, None)
 
     def _field(self, frame: int) -> str | None:
-        return first_difference(self._frames.saved[frame].snapshot,
-                                self._frames.world.snapshot())
+        return first_difference(self._frames.saved[frame], self._frames.world.snapshot())
 
     def __repr__(self) -> str:
         return (f"SyncTestSession({self._frames.world!r}, players={self._frames.players}, "
