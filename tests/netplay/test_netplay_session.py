@@ -387,3 +387,40 @@ def test_p2p_refuses_bad_arguments_naming_them_and_leaves_the_clock_alone():
         assert session._held == "1"   # noqa: SLF001  (the held input, unchanged)
     with pytest.raises(RuntimeError, match="closed"):
         session.pump()
+
+
+def free_ports(n):
+    """n ports free on 127.0.0.1 now (bound, read, released)."""
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_three_players_in_a_mesh_confirm_the_same_frames():
+    ports = free_ports(3)
+    key = secrets.token_bytes(32)
+    clocks = [clock() for _ in range(3)]
+    sessions = [P2PSession(Swarm(players=3), clocks[p], local_player=p,
+                           peers={q: ("127.0.0.1", ports[q]) for q in range(3) if q != p},
+                           bind=("127.0.0.1", ports[p]), session_key=key, dt=1 / 120)
+                for p in range(3)]
+    try:
+        deadline = time.monotonic() + 20
+        while min(s.confirmed_frame for s in sessions) < 100 and time.monotonic() < deadline:
+            for p, (s, c) in enumerate(zip(sessions, clocks, strict=True)):
+                s.add_local_input(script(p, s.frame))
+                c.advance(1 / 120)
+                s.pump()
+            time.sleep(0.0005)
+        traces = [s.trace(frames=100) for s in sessions]
+        assert all(t.inputs == traces[0].inputs and t.hashes == traces[0].hashes
+                   for t in traces)
+        assert {e.name for e in traces[0].inputs} == {"p0", "p1", "p2"}
+    finally:
+        for s in sessions:
+            s.close()

@@ -67,9 +67,11 @@ class Pong:
         self.frame += 1
 
     def snapshot(self) -> tuple[int, ...]:
+        """The whole state: paddles, moves, ball, score and frame, as a tuple of ints."""
         return (self.left, self.right, *self.moves, *self.ball, *self.score, self.frame)
 
     def restore(self, snapshot: tuple[int, ...]) -> None:
+        """Put the game back to ``snapshot`` (from :meth:`snapshot`)."""
         (self.left, self.right, m0, m1, x, y, vx, vy, s0, s1, self.frame) = snapshot
         self.moves = [m0, m1]
         self.ball = (x, y, vx, vy)
