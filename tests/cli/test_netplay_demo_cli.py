@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
@@ -56,17 +55,21 @@ def test_cvcclock_replay_reproduces_the_match_under_every_pacing(match, pacing):
 
 def test_a_changed_input_in_the_record_diverges_at_its_first_hash(match, tmp_path):
     _, path = match
-    lines = path.read_text().splitlines()
-    i = next(i for i, line in enumerate(lines) if '"input": "p1"' in line
-             and json.loads(line)["tick"] >= 100 and json.loads(line)["value"] != -1)
-    entry = json.loads(lines[i])
-    entry["value"] = -1
-    lines[i] = json.dumps(entry)
+    trace = InputTrace.load(path)
+    # Through the trace's own writer, so the file is well formed whatever its format holds.
+    # An input of a hashed frame (every 10th): the world's snapshot holds the move it got,
+    # so that very hash differs.
+    period = trace.header.period
+    i = next(i for i, e in enumerate(trace.inputs)
+             if e.name == "p1" and e.tick >= 100 and e.tick // period % 10 == 0
+             and e.value != -1)
+    changed = trace.inputs[i]._replace(value=-1)
     bad = tmp_path / "bad.trace"
-    bad.write_text("\n".join(lines) + "\n")
+    InputTrace(trace.header, trace.inputs[:i] + (changed,) + trace.inputs[i + 1:],
+               trace.hashes, trace.end_tick).save(bad)
     replayed = run("replay", str(bad))
     assert replayed.returncode == 1
-    assert "DIVERGED at tick" in replayed.stdout
+    assert f"DIVERGED at tick {changed.tick + period}:" in replayed.stdout
 
 
 @pytest.mark.parametrize("args, message", [
