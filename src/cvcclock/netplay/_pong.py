@@ -52,11 +52,12 @@ class Pong:
         x, y = x + vx, y + vy
         if y < 0 or y > HEIGHT - BALL:
             vy, y = -vy, min(max(y, 0), HEIGHT - BALL)
+        # A paddle returns the ball a pixel a frame faster (up to 10), angled by where it hit.
         if x <= PADDLE_X and self.left - BALL <= y <= self.left + PADDLE_H and vx < 0:
-            vx, vy = -vx, vy + (y - self.left - PADDLE_H // 2) // 12
+            vx, vy = min(-vx + 1, 10), vy + (y - self.left - PADDLE_H // 2) // 12
         elif x >= WIDTH - PADDLE_X - BALL and self.right - BALL <= y <= self.right + PADDLE_H \
                 and vx > 0:
-            vx, vy = -vx, vy + (y - self.right - PADDLE_H // 2) // 12
+            vx, vy = -min(vx + 1, 10), vy + (y - self.right - PADDLE_H // 2) // 12
         vy = max(-7, min(7, vy)) or 1
         if x < 0 or x > WIDTH:
             left, right = self.score
@@ -78,9 +79,12 @@ class Pong:
         self.score = (s0, s1)
 
     def bot(self, player: int, skill: int = 4) -> int:
-        """A scripted player's input: follow the ball, ``skill`` pixels of slack."""
+        """A scripted player's input: follow the ball while it comes towards this paddle,
+        with ``skill`` paddle steps of slack (so a fast, steep ball gets past)."""
         paddle = self.left if player == 0 else self.right
         centre, y = paddle + PADDLE_H // 2, self.ball[1] + BALL // 2
+        if (self.ball[2] < 0) != (player == 0):
+            return 0
         return 0 if abs(centre - y) <= skill * SPEED else (1 if y > centre else -1)
 
     def __repr__(self) -> str:
