@@ -781,3 +781,54 @@ def test_time_limits_are_one_for_all_or_one_a_run_each_a_time_limit():
         check_time_limits("1", 1)
     with pytest.raises(ValueError, match=r"1-d"):
         check_time_limits(np.ones((2, 1)), 2)
+# -- the rules netplay brought: probabilities, mappings, addresses, keys, small JSON --------
+
+def test_check_probability_takes_zero_to_one_only():
+    assert checks.check_probability(0, "p") == 0.0 and checks.check_probability(1, "p") == 1.0
+    for bad in (-0.01, 1.01):
+        with pytest.raises(ValueError, match=r"^p must be a probability from 0 to 1"):
+            checks.check_probability(bad, "p")
+    with pytest.raises(ValueError, match=r"^p must be finite"):
+        checks.check_probability(math.nan, "p")
+    with pytest.raises(TypeError, match="p"):
+        checks.check_probability("0.5", "p")
+
+
+def test_check_mapping_copies_a_mapping_and_refuses_the_rest():
+    original = {1: 2}
+    copy = checks.check_mapping(original, "m")
+    assert copy == original and copy is not original
+    with pytest.raises(TypeError, match=r"^m must be a mapping, got \[\(1, 2\)\]"):
+        checks.check_mapping([(1, 2)], "m")
+
+
+def test_check_address_takes_a_host_and_a_port():
+    assert checks.check_address(("127.0.0.1", 9), "a") == ("127.0.0.1", 9)
+    assert checks.check_address(["h", 0], "a") == ("h", 0)
+    for bad in ("127.0.0.1:9", ("h",), (1, 2), None):
+        with pytest.raises(TypeError, match=r"^a must be a \(host, port\) pair"):
+            checks.check_address(bad, "a")
+    with pytest.raises(ValueError, match="a port"):
+        checks.check_address(("h", 65536), "a")
+    with pytest.raises(ValueError, match="must name a host"):
+        checks.check_address(("", 1), "a")
+
+
+def test_check_key_takes_16_bytes_or_more_and_never_shows_the_key():
+    assert checks.check_key(bytearray(b"k" * 16), "key") == b"k" * 16
+    with pytest.raises(TypeError, match=r"^key must be bytes") as caught:
+        checks.check_key("secretsecretsecret", "key")
+    assert "secretsecret" not in str(caught.value)
+    with pytest.raises(ValueError, match="at least 16 bytes, got 5"):
+        checks.check_key(b"short", "key")
+
+
+def test_check_small_json_gives_the_compact_text_within_the_cap():
+    assert checks.check_small_json({"a": [1, None]}, "v", 100) == '{"a":[1,null]}'
+    assert checks.check_small_json((1, 2), "v", 100) == "[1,2]"
+    with pytest.raises(TypeError, match=r"^v must be a JSON value"):
+        checks.check_small_json({1, 2}, "v", 100)
+    with pytest.raises(ValueError, match=r"^v must be a JSON value"):
+        checks.check_small_json([math.inf], "v", 100)
+    with pytest.raises(ValueError, match="at most 5 bytes of JSON, got 7"):
+        checks.check_small_json("abcde", "v", 5)

@@ -19,6 +19,11 @@ applies, and adds the rules the core has no argument for (seeds, strings):
 - ``check_time_limit(value, name="time_limit")``: a run's time limit, seconds or ``math.inf``;
 - ``check_time_limits(value, n, name="time_limits")``: one time limit for each of ``n``
   runs, given once for all or one a run;
+- ``check_probability(value, name)``: a real number from 0 to 1;
+- ``check_mapping(value, name)``: a mapping, as a dict;
+- ``check_address(value, name)``: a UDP address, ``(host, port)``;
+- ``check_key(value, name)``: a secret key, at least 16 bytes;
+- ``check_small_json(value, name, max_bytes)``: a value as its compact JSON text, size-capped;
 - ``MAX_TICK``: 2**62, the largest tick, count or due tick.
 
 A wrong type raises TypeError, a wrong value ValueError; both name the argument and the value.
@@ -26,10 +31,12 @@ A wrong type raises TypeError, a wrong value ValueError; both name the argument 
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 import os
-from typing import TYPE_CHECKING, Literal, TypeVar, overload
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from cvcclock._core import (
     MAX_TICK,
@@ -44,8 +51,9 @@ from cvcclock._core import (
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_path",
-           "check_real", "check_seconds", "check_seed", "check_str", "check_stream_name",
+__all__ = ["MAX_TICK", "check_address", "check_bool", "check_callable", "check_count",
+           "check_key", "check_mapping", "check_path", "check_probability", "check_real",
+           "check_seconds", "check_seed", "check_small_json", "check_str", "check_stream_name",
            "check_time_limit", "check_time_limits", "check_timeout"]
 
 T = TypeVar("T")
@@ -255,3 +263,152 @@ def check_time_limits(value: object, n: int, name: str = "time_limits") -> numpy
                          f"{len(items)}: {value!r}")
     return np.array([check_time_limit(v, f"{name}[{i}]") for i, v in enumerate(items)],
                     dtype=np.float64)
+
+
+def check_probability(value: object, name: str) -> float:
+    """Return ``value`` as a probability: a real number from 0 to 1.
+
+    Parameters
+    ----------
+    value : float
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is NaN or outside 0 to 1.
+    """
+    p = check_real(value, name)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{name} must be a probability from 0 to 1, got {value!r}")
+    return p
+
+
+def check_mapping(value: object, name: str) -> dict[Any, Any]:
+    """Return ``value``, a mapping, as a dict (a copy: later changes do not reach it).
+
+    Parameters
+    ----------
+    value : mapping
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a ``collections.abc.Mapping``.
+    """
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping, got {value!r}")
+    return dict(value)
+
+
+def check_address(value: object, name: str) -> tuple[str, int]:
+    """Return ``value`` as a UDP address: a ``(host, port)`` pair.
+
+    Parameters
+    ----------
+    value : tuple of (str, int)
+        The argument to check: a host name or IPv4 address and a port from 0 to 65535.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    tuple of (str, int)
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a pair of a str and an integer.
+    ValueError
+        If the host is empty or the port is out of range.
+    """
+    if not isinstance(value, tuple | list) or len(value) != 2 or not isinstance(value[0], str):
+        raise TypeError(f"{name} must be a (host, port) pair, got {value!r}")
+    if not value[0]:
+        raise ValueError(f"{name} must name a host, got {value!r}")
+    return value[0], check_count(value[1], f"{name} port", maximum=65535)
+
+
+def check_key(value: object, name: str) -> bytes:
+    """Return ``value`` as a secret key: bytes, at least 16 of them.
+
+    Parameters
+    ----------
+    value : bytes
+        The argument to check (``bytes``, ``bytearray`` or ``memoryview``).
+    name : str
+        The argument's name, for the error message (the key itself is never shown).
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not bytes-like (a str: encode it, or better, use ``secrets``).
+    ValueError
+        If it is shorter than 16 bytes.
+    """
+    if not isinstance(value, bytes | bytearray | memoryview):
+        raise TypeError(f"{name} must be bytes (secrets.token_bytes(32)), got a "
+                        f"{type(value).__qualname__}")
+    key = bytes(value)
+    if len(key) < 16:
+        raise ValueError(f"{name} must be at least 16 bytes, got {len(key)}")
+    return key
+
+
+def check_small_json(value: object, name: str, max_bytes: int) -> str:
+    """Return ``value`` as compact JSON text of at most ``max_bytes`` bytes.
+
+    What a peer receives is this text decoded, so the host should apply the decoded value
+    too (a tuple comes back a list, an ``IntEnum`` an int).
+
+    Parameters
+    ----------
+    value : object
+        The argument to check: anything ``json.dumps`` encodes, without NaN or infinity.
+    name : str
+        The argument's name, for the error message.
+    max_bytes : int
+        The largest encoding taken.
+
+    Returns
+    -------
+    str
+        ``json.dumps(value, separators=(",", ":"), allow_nan=False)`` (ASCII).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` holds something JSON has no form for (a set, an object).
+    ValueError
+        If it holds NaN or an infinity, is nested too deep, or encodes to more than
+        ``max_bytes`` bytes.
+    """
+    try:
+        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except TypeError as error:
+        raise TypeError(f"{name} must be a JSON value, got {value!r} ({error})") from None
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"{name} must be a JSON value, got {value!r} ({error})") from None
+    if len(text) > max_bytes:
+        raise ValueError(f"{name} must encode to at most {max_bytes} bytes of JSON, got "
+                         f"{len(text)} bytes")
+    return text

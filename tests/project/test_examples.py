@@ -185,6 +185,21 @@ def test_pygame_keys_through_the_event_queue_pause_step_and_speed_the_world():
     assert result["quit"] is False
 
 
+def test_netplay_pong_two_processes_through_the_relay_confirm_the_same_match(tmp_path):
+    pytest.importorskip("pygame")
+    png = tmp_path / "pong.png"
+    result = run_example("netplay_pong.py", "--frames", "180", "--loss", "0.1",
+                         "--screenshot", str(png))
+    peers = result["peers"]
+    assert result["agree"] is True and [p["player"] for p in peers] == [0, 1]
+    assert [p["frames"] for p in peers] == [180, 180]
+    assert peers[0]["hash"] == peers[1]["hash"]
+    assert result["relay"]["dropped"] > 0 and result["relay"]["forwarded"] > 300
+    xs, _ = pixels(png, BALL, y_up=False)
+    assert len(xs) == 64                                  # the 8 x 8 ball, drawn once
+    assert_status_line(png)
+
+
 # --- pyglet -------------------------------------------------------------------------------
 
 def test_pyglet_capture_steps_the_world_per_k_quanta_and_draws_it_interpolated(tmp_path):

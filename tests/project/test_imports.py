@@ -120,7 +120,7 @@ def test_scenario_imports_no_batch_but_for_its_lazy_reexport():
     assert bad == []
 
 
-WINGS = ("replay", "scenario", "batch", "cli", "demo", "bench", "gym")
+WINGS = ("replay", "scenario", "batch", "cli", "demo", "bench", "gym", "netplay")
 
 
 def wing_of(module: str) -> str | None:
@@ -153,6 +153,8 @@ def test_no_wing_imports_demo_or_bench_but_the_command_line():
     ("cvcclock.scenario", ["cvcclock.batch", "concurrent.futures", "multiprocessing",
                            "cvcclock.cli"]),
     ("cvcclock.replay", ["cvcclock.scenario", "cvcclock.batch", "cvcclock.demo"]),
+    ("cvcclock.netplay", ["asyncio", "cvcclock.scenario", "cvcclock.batch", "cvcclock.demo",
+                          "cvcclock.cli", "numpy"]),
 ])
 def test_importing_a_wing_loads_nothing_above_it(module, absent):
     code = (f"import sys, {module}; "

@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import sys
+from collections.abc import Callable
 
-from cvcclock.checks import check_count, check_real, check_seconds, check_str
+from cvcclock.checks import check_count, check_real, check_seconds, check_small_json, check_str
 from cvcclock.cli._output import reader_may_leave
+from cvcclock.cli.netplay_demo import replay_outcome
 from cvcclock.demo import (
     FIXED_DT,
     PACINGS,
@@ -39,6 +42,7 @@ from cvcclock.demo import (
     replay_demo,
     trajectory_hash,
 )
+from cvcclock.netplay import MAX_INPUT_BYTES, PONG_WORLD
 from cvcclock.replay import InputTrace, JSONValue, TraceFormatError
 
 __all__ = ["DESCRIPTION", "MATCHED", "DIVERGED", "INVALID", "STEPS_PER_LINE", "UNVERIFIED",
@@ -126,7 +130,7 @@ def replay_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         report to print.
     """
     try:
-        trace = InputTrace.load(args.trace, check_input=_check_demo_input)
+        trace = InputTrace.load(args.trace, check_input=_check_input)
     except TraceFormatError as error:
         print(f"cvcclock replay: unreadable trace: {error}", file=sys.stderr)
         return Outcome(INVALID, "")
@@ -134,6 +138,8 @@ def replay_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         print(f"cvcclock replay: cannot read {args.trace}: {error.strerror}", file=sys.stderr)
         return Outcome(INVALID, "")
     world = trace.header.metadata.get("world")
+    if world == PONG_WORLD:         # a match from 'cvcclock netplay-demo --trace'
+        return _replay_match(parser, args, trace)
     if world != WORLD:
         print(f"cvcclock replay: {_not_the_demo(args.trace, world)}", file=sys.stderr)
         return Outcome(INVALID, "")
@@ -151,14 +157,62 @@ def replay_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     return Outcome(verdict.status, _report(args.trace, trace, replayed, verdict))
 
 
-def _check_demo_input(name: str, value: JSONValue) -> None:
-    """Refuse an input the demo's replay cannot take (``InputTrace.load`` names its line)."""
+_PLAYER = re.compile(r"p[0-9]{1,3}")
+"""A netplay match's input names: ``p0``, ``p1``, ... (``cvcclock.netplay``)."""
+
+
+def _check_input(name: str, value: JSONValue) -> None:
+    """Refuse an input neither replayable world can take (``InputTrace.load`` names its line):
+    the demo's kick and speed, or a netplay match's player inputs."""
     if name == "kick":
         check_real(value, "the kick's value")
     elif name == "speed":
         check_seconds(value, "the speed", minimum=SPEEDS[0], maximum=SPEEDS[1])
+    elif _PLAYER.fullmatch(name):
+        check_small_json(value, f"the input {name!r}", MAX_INPUT_BYTES)
     else:
-        raise ValueError(f"the demo's spring takes the inputs 'kick' and 'speed', not {name!r}")
+        raise ValueError(f"the demo's spring takes the inputs 'kick' and 'speed', not {name!r} "
+                         f"(a netplay match takes 'p0', 'p1', ...)")
+
+
+def _replay_match(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                  trace: InputTrace) -> Outcome:
+    """A netplay match's trace, under the demo's rules: bounded by its size, every digest
+    compared, a missing one unverified."""
+    problem = _inputs_problem(trace, _PLAYER.fullmatch, "a netplay match") or _span_problem(trace)
+    if problem:
+        print(f"cvcclock replay: {args.trace}, {problem}", file=sys.stderr)
+        return Outcome(INVALID, "")
+    _check_arguments(parser, args, trace)
+    status, report = replay_outcome(args.trace, trace, args.pacing, args.speed, args.to)
+    missing = []
+    if not trace.hashes:
+        missing.append("the trace records no state hash")
+    if trace.header.version < 2:
+        missing.append(f"a version-{trace.header.version} trace carries no digest of its body")
+    if status == MATCHED and missing:
+        return Outcome(UNVERIFIED, report + f"UNVERIFIED: missing: {'; '.join(missing)}\n")
+    return Outcome(status, report)
+
+
+def _inputs_problem(trace: InputTrace, takes: Callable[[str], object], world: str) -> str | None:
+    """The first input the world cannot take, naming its tick; or None."""
+    for entry in trace.inputs:
+        if not takes(entry.name):
+            return f"the input {entry.name!r} at tick {entry.tick}: {world} takes no such input"
+    return None
+
+
+def _span_problem(trace: InputTrace) -> str | None:
+    """Why the trace asks for more world steps than its size allows, naming the end line."""
+    header = trace.header
+    lines = 2 + len(trace.inputs) + len(trace.hashes)   # the header, the entries, the end
+    steps = (trace.end_tick - header.start_tick) // header.period
+    if steps > STEPS_PER_LINE * lines:
+        return (f"line {lines}: the end tick {trace.end_tick} asks for {steps} world steps, "
+                f"more than {STEPS_PER_LINE} for each of the trace's {lines} lines: a replay's "
+                "work is bounded by its trace's size")
+    return None
 
 
 def _what_the_demo_cannot_replay(trace: InputTrace) -> str | None:
@@ -178,13 +232,8 @@ def _what_the_demo_cannot_replay(trace: InputTrace) -> str | None:
         check_str(recorded, 'metadata["trajectory"]', optional=True)
     except TypeError as error:
         return f"line 1: {error}"
-    lines = 2 + len(trace.inputs) + len(trace.hashes)   # the header, the entries, the end
-    steps = (trace.end_tick - header.start_tick) // header.period
-    if steps > STEPS_PER_LINE * lines:
-        return (f"line {lines}: the end tick {trace.end_tick} asks for {steps} world steps, "
-                f"more than {STEPS_PER_LINE} for each of the trace's {lines} lines: a replay's "
-                "work is bounded by its trace's size")
-    return None
+    return (_inputs_problem(trace, {"kick", "speed"}.__contains__, "the demo's spring")
+            or _span_problem(trace))
 
 
 def _not_the_demo(path: str, world: object) -> str:
