@@ -290,7 +290,7 @@ cdef int _check_timers(ClockState s) except -1:
 
 cdef list _live_timers(WorldClock clock):
     """The clock's scheduled and paused timers, in creation order."""
-    cdef list live = list(clock._queue)
+    cdef list live = _queue_timers(clock)
     if clock._paused_timers is not None:
         live.extend(clock._paused_timers)
     live.sort(key=_timer_seq_of)

@@ -1,6 +1,7 @@
 # Timers: handles on the clock's timer queue (timer_queue.pxi), fired inside the advancing
-# call that runs their due tick. A wide advance costs O(fired * log timers): the loop jumps
-# from due tick to due tick and never visits the quanta in between.
+# call that runs their due tick. A wide advance costs O(fired) (and a timer's moves between the
+# wheel's levels, a few between firings): the loop jumps from due tick to due tick and never
+# visits the quanta in between.
 
 cdef enum:
     TIMER_SCHEDULED = 0
@@ -51,6 +52,7 @@ A handle on a timer from ``WorldClock.every``, ``after``, ``every_ticks`` or ``a
     cdef int32_t _heap_index     # its position in the clock's queue; -1 while not scheduled
     cdef uint8_t _state
     cdef uint8_t _coalesce
+    cdef uint8_t _in_wheel       # scheduled in the wheel (its _heap_index is its bucket place)
 
 
     def __cinit__(self):
