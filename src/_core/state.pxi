@@ -308,7 +308,8 @@ cdef ClockState _take_state(WorldClock clock):
     s.realized, s.window_done = clock._realized, clock._window_done
     s.discontinuities, s.timer_seq = clock._discontinuities, clock._timer_seq
     s.timers = tuple([_timer_state(t, t._seq, t._period, t._coalesce, t._anchor, t._due,
-                                   t._pending, t.fired, t._state == TIMER_PAUSED, t._paused_at)
+                                   0 if t._state == TIMER_PAUSED else t._pending, t.fired,
+                                   t._state == TIMER_PAUSED, t._pending)   # paused: paused at
                       for t in _live_timers(clock)])
     return s
 
@@ -363,7 +364,7 @@ cdef int _put_state(WorldClock clock, ClockState s, int64_t discontinuities) exc
         t._clock, t._seq, t._period, t._coalesce = clock, ts.seq, ts._period, ts._coalesce
         t._anchor, t._pending, t.fired = ts.anchor, ts.pending, ts.fired
         if ts.paused:
-            t._due, t._state, t._paused_at = ts.due, TIMER_PAUSED, ts._paused_at
+            t._due, t._state, t._pending = ts.due, TIMER_PAUSED, ts._paused_at
             if clock._paused_timers is None:
                 clock._paused_timers = weakref.WeakSet()
             clock._paused_timers.add(t)
