@@ -195,3 +195,12 @@ def test_a_too_wide_frame_on_a_shared_bank_is_refused_naming_slot_0():
         bank.advance(1e4)
     assert bank.tick.tolist() == [0, 0, 0]
     assert bank.advance(1.0).tolist() == [8, 8, 8]     # the exact quotient: the general loop
+
+
+def test_the_bench_rows_run_the_paths_they_name():
+    from cvcclock.bench._cases import shared_bank, touched_bank
+
+    assert _clock_bank_paths(shared_bank(1000))["shared"]
+    mixed = _clock_bank_paths(shared_bank(1000, mixed=100))
+    assert not mixed["shared"] and not mixed["views_out"]
+    assert _clock_bank_paths(touched_bank(1000))["views_out"]

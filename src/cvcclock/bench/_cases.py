@@ -440,8 +440,9 @@ def shared_bank(n: int, config: ClockConfig | None = None, mixed: int = 0) -> Cl
     has been written (memory never written is the shared zero page)."""
     config = config or _bank_config()
     bank = ClockBank(n, config)
-    for i in range(0, n, mixed or n + 1):
-        bank.configure(i, config.replace(scale=2 * config.scale))
+    if mixed:
+        for i in range(0, n, mixed):
+            bank.configure(i, config.replace(scale=2 * config.scale))
     bank.advance(WALL_DT)
     return bank
 
