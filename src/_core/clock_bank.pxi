@@ -77,7 +77,7 @@ def _clock_bank_kernel(name=None):
     return "avx2" if cvc_use_avx2 else "portable"
 
 
-def _clock_bank_paths(ClockBank bank not None):
+def _clock_bank_paths(ClockBank bank not None, /):
     """For the tests: whether ``bank``'s next advance by one wall_dt runs the shared loop
     (``"shared"``), whether a configuration array was handed out (``"views_out"``: every
     call then checks the configuration) and whether its windows are held as bases."""
