@@ -1,5 +1,5 @@
 # The clock's timer queue: a near heap of the timers due up to the end of the near epoch (a
-# 256-tick block, timer_wheel.pxi), and a timing wheel of the later ones, which hands the near
+# 64-tick block, timer_wheel.pxi), and a timing wheel of the later ones, which hands the near
 # heap the next epoch's timers whenever it runs out. So the heap's top is always the timer due
 # first: the firing loop, the idle check and next_due_tick read keys[0] alone.
 #
