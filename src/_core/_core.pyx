@@ -17,13 +17,14 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject
 from libc.math cimport INFINITY, ceil, fabs, floor, fmin, isfinite
-from libc.stdint cimport int32_t, int64_t, uint8_t, uintptr_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t, uintptr_t
 
 # A class used by an earlier part before its definition is declared ahead.
 cdef class WorldClock
 cdef class Timer
 cdef class Presentation
 cdef class ClockState
+cdef class _TimerWheel
 
 # The public classes carry the module users import them from, ``cvcclock`` (as the wings' do, by
 # cvcclock._public.publish; Mode, a Python class, is published by cvcclock/__init__): repr,
@@ -55,6 +56,7 @@ _public_name(BankFollower, "cvcclock.BankFollower")
 include "checks.pxi"
 include "config.pxi"
 include "result.pxi"
+include "timer_wheel.pxi"
 include "timer_queue.pxi"
 include "threads.pxi"
 include "clock.pxi"

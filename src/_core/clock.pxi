@@ -88,7 +88,8 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     # driver only, like each Timer's fields
     cdef TimerKey *_keys
     cdef Py_ssize_t _keys_cap
-    cdef list _queue
+    cdef list _queue             # the near heap (timer_queue.pxi)
+    cdef _TimerWheel _wheel      # the later timers (timer_wheel.pxi); None until the first timer
     cdef object _paused_timers   # None, or a WeakSet: a paused timer nobody can resume is freed
     cdef int64_t _timer_seq
 

@@ -35,6 +35,20 @@ cdef extern from "clock_bank_kernel.h" nogil:
     int cvc_choose_kernel(int want_avx2)
     int cvc_use_avx2
 
+cdef extern from "banking.h" nogil:
+    const double EXACT_QUANTA "CVC_EXACT_QUANTA"
+
+cdef extern from "clock_bank_shared.h" nogil:
+    ctypedef struct cvc_shared_step:
+        int64_t live
+        double q, scale
+        int64_t max_steps, cap_scales, quanta, may_drop, enter, close
+        double fixed_dt, window_wall
+        int64_t max_count
+    int64_t cvc_shared_cap(const cvc_shared_step *p)
+    void cvc_advance_shared(const cvc_clock_bank *s, const cvc_shared_step *p)
+    void cvc_shared_counts(const cvc_clock_bank *s, double window_wall)
+
 
 # The core's constants, handed to the C loops so that each is defined once (the banking
 # arithmetic's are banking.h's).
@@ -61,6 +75,15 @@ def _clock_bank_kernel(name=None):
         if cvc_choose_kernel(name == "avx2") != (name == "avx2"):
             raise ValueError("this machine or build has no AVX2 loops")
     return "avx2" if cvc_use_avx2 else "portable"
+
+
+def _clock_bank_paths(ClockBank bank not None, /):
+    """For the tests: whether ``bank``'s next advance by one wall_dt runs the shared loop
+    (``"shared"``), whether a configuration array was handed out (``"views_out"``: every
+    call then checks the configuration) and whether its windows are held as bases."""
+    return {"shared": bank._shared and not bank._views_out and bank._mode_all >= 0
+                      and bank._n > 0,
+            "views_out": bank._views_out, "bases": bank._bases}
 
 
 # An advance runs at most this many quanta in a slot: the cap is below 2**52 (see banking.h).
@@ -156,6 +179,14 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
     slot's tick and bank (as ``restore`` of a state with that configuration would), while
     ``configure(i, config)`` restarts the slot.
 
+    A bank whose slots share one configuration, one mode and one realized-speed window (made
+    from one config, advanced by one ``wall_dt`` for every slot, no slot reconfigured on its
+    own) advances with a loop that touches only each slot's bank, tick and steps. Until a
+    configuration array is read from the bank, only its methods write the configuration
+    and the checks of it are skipped; from the first read of one (a writable view the host
+    may write at any time) every call checks every slot again, and the shared loop no
+    longer runs.
+
     ``mode`` holds small ints: slot i is in mode ``ClockBank.MODES[mode[i]]``, that is
     0 live, 1 lockstep, 2 paused, 3 stepping, 4 replay. ``set_mode`` takes ``Mode`` values
     or their names.
@@ -182,6 +213,15 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
     cdef int64_t *_discontinuities
     cdef int64_t _frames          # advance calls since the bank was made
     cdef int64_t _tick_hi         # at least every slot's tick: skips the tick-limit check
+    # What the bank knows of its configuration without reading it (see _advance_shared):
+    # only the methods write it until a writable configuration array is handed out.
+    cdef bint _views_out          # a configuration array was handed out: read it every call
+    cdef bint _shared             # every slot has one configuration and one window
+    cdef int _mode_all            # the mode every slot is in and last ran in; -1: mixed
+    cdef double _scale_hi         # at least every slot's scale, and at most every fixed_dt:
+    cdef double _fixed_dt_lo      # a live quotient below the bound's is below every slot's
+    cdef bint _bases              # window_ticks holds bases (clock_bank_shared.h)
+    cdef double _shared_wall      # ... and then every slot's window wall time is this
     cdef object _memory           # the bytearray holding every array
     cdef unsigned char[::1] _raw  # an export of _memory: it can never be resized
     cdef dict _arrays             # the public arrays by field
@@ -210,6 +250,8 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
             a["max_steps_per_advance"].fill(cfg.max_steps_per_advance)
             a["cap_scales_with_rate"].fill(cfg.cap_scales_with_rate)
             a["lockstep_steps"].fill(cfg.lockstep_steps)
+            self._shared, self._mode_all = True, MODE_LIVE
+            self._scale_hi, self._fixed_dt_lo = cfg.scale, cfg.fixed_dt
             with nogil:
                 for i in range(size):
                     self._c.realized[i] = -1.0
@@ -279,32 +321,39 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
     @property
     def scale(self):
         """float64 array: world seconds per wall second of each slot, 0 to 1e6 (writable)."""
-        return self._arrays["scale"]
+        return self._config_array("scale")
 
     @property
     def fixed_dt(self):
         """float64 array: each slot's quantum in seconds, at least 1e-6 (writable)."""
-        return self._arrays["fixed_dt"]
+        return self._config_array("fixed_dt")
 
     @property
     def max_steps_per_advance(self):
         """int64 array: each slot's stall-guard cap, 1 to 2**32 (writable)."""
-        return self._arrays["max_steps_per_advance"]
+        return self._config_array("max_steps_per_advance")
 
     @property
     def cap_scales_with_rate(self):
         """bool array: whether each slot's cap grows with ``ceil(scale)`` (writable)."""
-        return self._arrays["cap_scales_with_rate"]
+        return self._config_array("cap_scales_with_rate")
 
     @property
     def lockstep_steps(self):
         """int64 array: each slot's quanta per advance in lockstep mode, 1 to 2**32 (writable)."""
-        return self._arrays["lockstep_steps"]
+        return self._config_array("lockstep_steps")
 
     @property
     def mode(self):
         """uint8 array: each slot's mode as an index into ``ClockBank.MODES`` (writable)."""
-        return self._arrays["mode"]
+        return self._config_array("mode")
+
+    cdef object _config_array(self, str name):
+        """A writable configuration array: from now on the host may write it at any time,
+        so every call reads and checks the configuration again (as before any was handed
+        out it need not: only the methods, which check what they write, changed it)."""
+        self._views_out = True
+        return self._arrays[name]
 
     def set_mode(self, mode, where=None):
         """Put slots into ``mode``, as ``WorldClock.mode = mode`` does, at once.
@@ -325,6 +374,7 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
             mask = _slot_array(where, "where", self._n, "bool").astype(np.uint8)
         elif where is not None:
             one = self._slot(where, "where")
+        cdef bint same = True
         self._enter()
         try:
             with nogil:
@@ -332,6 +382,8 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
                     if (masked and mask[i]) or i == one or (one < 0 and not masked):
                         (<uint8_t *>self._c.mode)[i] = m
                         self._sync_slot(i)
+                    same = same and self._c.mode[i] == m and self._mode_seen[i] == m
+            self._mode_all = m if same else -1
         finally:
             self._busy = False
 
@@ -403,9 +455,9 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
             for i in range(n):
                 if self._c.realized[i] >= 0.0:
                     view[i] = self._c.realized[i]
-                elif self._c.window_wall[i] > 0.0:
-                    view[i] = (self._c.window_ticks[i] * self._c.fixed_dt[i]
-                               / self._c.window_wall[i])
+                elif self._window_wall(i) > 0.0:
+                    view[i] = (self._window_ticks(i) * self._c.fixed_dt[i]
+                               / self._window_wall(i))
                 else:
                     view[i] = 0.0
         return out
@@ -446,15 +498,67 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
             d = _as_wall_dt(wall_dt)
         self._enter()
         try:
-            self._check(per_slot, d, wall_dt)
-            self._check_advance_limit(per_slot, d)
-            with nogil:
-                cvc_advance(&self._c, per_slot, d, &_RULES)
+            if not (per_slot == NULL and self._advance_shared(d, wall_dt)):
+                self._counts()
+                if per_slot != NULL and self._n > 1:
+                    self._shared = False      # each slot's window now has its own wall time
+                self._check(per_slot, d, wall_dt)
+                self._check_advance_limit(per_slot, d)
+                with nogil:
+                    cvc_advance(&self._c, per_slot, d, &_RULES)
+                self._tick_hi += _MAX_ADVANCE_QUANTA
             self._frames += 1
-            self._tick_hi += _MAX_ADVANCE_QUANTA
         finally:
             self._busy = False
         return self._arrays["steps"]
+
+    cdef bint _advance_shared(self, double d, object wall_dt) except -1:
+        """Advance every slot by ``d`` with the shared bank's loop (clock_bank_shared.h), if
+        the bank is one: every slot one configuration, one mode and one window, none written
+        by the host (no configuration array handed out). False if it is not, or if this
+        advance needs the general loop (a live quotient of CVC_EXACT_QUANTA or more)."""
+        if not self._shared or self._views_out or self._mode_all < 0 or self._n == 0:
+            return False
+        cdef cvc_shared_step p
+        cdef double scale = self._c.scale[0], fixed_dt = self._c.fixed_dt[0], wall
+        cdef int64_t most
+        p.live = self._mode_all == MODE_LIVE
+        p.q = cvc_quanta(d, scale, fixed_dt) if p.live else 0.0
+        if p.q > MAX_QUANTA:
+            self._raise_bad_slot(0, False, wall_dt)   # slot 0 is the first bad one, as all are
+        if p.q >= EXACT_QUANTA:
+            return False
+        p.scale, p.max_steps, p.cap_scales = scale, self._c.max_steps[0], self._c.cap_scales[0]
+        p.quanta = self._c.lockstep[0] if self._mode_all == MODE_LOCKSTEP else 0
+        most = cvc_shared_cap(&p) if p.live else p.quanta
+        # A slot banks at most q + 1 quanta (its bank is below 1): below the cap, none drops.
+        p.may_drop = p.live and p.q + 1.0 > <double>most
+        self._check_advance_limit(NULL, d)
+        wall = (self._shared_wall if self._bases else self._c.window_wall[0]) + d
+        p.enter = not self._bases
+        p.close = wall >= WINDOW_WALL
+        p.fixed_dt, p.window_wall, p.max_count = fixed_dt, wall, MAX_COUNT
+        with nogil:
+            cvc_advance_shared(&self._c, &p)
+        self._bases = True
+        self._shared_wall = 0.0 if p.close else wall
+        self._tick_hi += most
+        return True
+
+    cdef int _counts(self) except -1:
+        """Turn the shared loop's window bases back into counts, for the general loop."""
+        if self._bases:
+            with nogil:
+                cvc_shared_counts(&self._c, self._shared_wall)
+            self._bases = False
+        return 0
+
+    cdef inline int64_t _window_ticks(self, Py_ssize_t i) noexcept nogil:
+        """Slot i's window count, in either form (see _counts)."""
+        return self._c.tick[i] - self._c.window_ticks[i] if self._bases else self._c.window_ticks[i]
+
+    cdef inline double _window_wall(self, Py_ssize_t i) noexcept nogil:
+        return self._shared_wall if self._bases else self._c.window_wall[i]
 
     def advance_ticks(self, n, /):
         """Run exactly ``n`` quanta in every slot now, in any mode, with no cap (batch).
@@ -513,6 +617,8 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
                     k = counts[i] if each else count
                     self._c.tick[i] += k
                     self._c.steps[i] = k
+                    if self._bases:   # these quanta are not the window's: the base moves too
+                        self._c.window_ticks[i] += k
             self._tick_hi += most
         finally:
             self._busy = False
@@ -534,6 +640,13 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
         the first bad slot; then bring the slots whose mode was written up to date."""
         cdef int changed = 0
         cdef int64_t bad
+        # Until a configuration array is handed out only the methods write the configuration,
+        # checking what they write, and set_mode brings every slot's mode up to date: what is
+        # left to check is a live quotient, below the bound's for every slot when it is below
+        # CVC_MAX_QUANTA there (fl(d * s) / f grows with s and falls with f).
+        if (not self._views_out and wall == NULL
+                and cvc_quanta(d, self._scale_hi, self._fixed_dt_lo) <= MAX_QUANTA):
+            return 0
         with nogil:
             bad = cvc_first_bad(&self._c, wall, d, &_RULES, &changed)
         if bad >= 0:
@@ -635,6 +748,11 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
         cdef ClockConfig cfg = <ClockConfig>config
         self._enter()
         try:
+            self._counts()
+            if self._n > 1:
+                self._shared = False   # its own configuration, or at least its own window
+            self._scale_hi = max(self._scale_hi, cfg.scale)
+            self._fixed_dt_lo = min(self._fixed_dt_lo, cfg.fixed_dt)
             (<double *>self._c.scale)[slot] = cfg.scale
             (<double *>self._c.fixed_dt)[slot] = cfg.fixed_dt
             (<int64_t *>self._c.max_steps)[slot] = cfg.max_steps_per_advance
@@ -673,8 +791,8 @@ n independent clocks in one object, each exactly a ``WorldClock`` without timers
             config, _MODES[self._mode_seen[slot]], _MODES[self._resume_mode[slot]],
             self._c.tick[slot], self._c.bank[slot],
             self._c.bank[slot] if live else self._alpha[slot], 0, self._c.dropped[slot],
-            self._frames - self._frame_base[slot], self._c.window_wall[slot],
-            self._c.window_ticks[slot], realized if realized >= 0.0 else 0.0,
+            self._frames - self._frame_base[slot], self._window_wall(slot),
+            self._window_ticks(slot), realized if realized >= 0.0 else 0.0,
             realized >= 0.0, self._discontinuities[slot], 0, ())
 
 

@@ -89,6 +89,30 @@ cdef int64_t _as_steps(object value, str name) except? -1:
     return _as_count(value, name, 1, MAX_STEPS_PER_CALL)
 
 
+cdef double _as_window_wall(object value, str name) except? -1.0:
+    """A realized-speed window's wall seconds so far: finite, in [0, WINDOW_WALL) (an advance
+    that reaches WINDOW_WALL completes the window and restarts it at 0)."""
+    cdef double d = _as_real(value, name)
+    if not 0.0 <= d < WINDOW_WALL:
+        raise ValueError(f"{name} must be in [0, {WINDOW_WALL!r}), got {value!r}")
+    return d
+
+
+cdef double _as_realized(object value, str name) except? -1.0:
+    """A realized speed: a float >= 0, not NaN; infinite is one (a quantum near the largest
+    double times a count of quanta overflows)."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    cdef double d
+    try:
+        d = float(value)
+    except OverflowError:
+        d = INFINITY if value > 0 else -INFINITY
+    if not d >= 0.0:   # also NaN
+        raise ValueError(f"{name} must be >= 0 and not NaN, got {value!r}")
+    return d
+
+
 cdef int _raise_too_wide(object wall_dt, double scale, double fixed_dt, str where) except -1:
     """Refuse a live advance that spans more than MAX_QUANTA quanta (cvc_quanta says which)."""
     raise ValueError(f"wall_dt={wall_dt!r} at scale {scale!r} spans more than 2**52 quanta "

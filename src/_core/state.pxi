@@ -89,9 +89,43 @@ One timer's schedule inside a ``ClockState``: an immutable value.
 
 def _timer_state_from_fields(timer, seq, period, coalesce, anchor, due, pending, fired, paused,
                              paused_at):
-    """Unpickle a TimerState; the fields come from a TimerState's own __reduce__."""
-    return _timer_state(timer, seq, period, coalesce, anchor, due, pending, fired, paused,
-                        paused_at)
+    """Unpickle a TimerState; the fields come from a TimerState's own __reduce__, and are
+    checked as the clock's own timer fields are (a damaged pickle is refused, naming it)."""
+    if not isinstance(timer, Timer):
+        raise TypeError(f"TimerState.timer must be a Timer, got {timer!r}")
+    cdef int64_t s = _as_count(seq, "TimerState.seq", 0)
+    cdef int64_t k = _as_count(period, "TimerState.period_ticks", 0)
+    cdef bint c = _as_bool(coalesce, "TimerState.coalesce")
+    cdef int64_t a = _as_count(anchor, "TimerState.anchor", 0)
+    cdef int64_t d = _as_count(due, "TimerState.due", 0)
+    cdef int64_t p = _as_count(pending, "TimerState.pending", 0)
+    cdef int64_t f = _as_count(fired, "TimerState.fired", 0)
+    cdef bint held = _as_bool(paused, "TimerState.paused")
+    cdef int64_t at = _as_count(paused_at, "TimerState.paused_at", 0) if held else -1
+    _check_schedule(k, c, a, d, p, held)
+    return _timer_state(timer, s, k, c, a, d, p, f, held, at)
+
+
+cdef int _check_schedule(int64_t period, bint coalesce, int64_t anchor, int64_t due,
+                         int64_t pending, bint paused) except -1:
+    """The rules that tie a timer's fields together, as _make_timer, _fire and pause keep
+    them: a one-shot (period 0) is "each" and falls due after the tick it was made at; a
+    repeating timer falls due on its grid (anchor + m * period, m >= 1); only a coalescing
+    repeating timer that is scheduled carries intervals (pending)."""
+    if period == 0:
+        if coalesce:
+            raise ValueError("TimerState: a one-shot (period_ticks None) has catch_up 'each', "
+                             "got 'coalesce'")
+        if due <= anchor:
+            raise ValueError(f"TimerState.due of a one-shot must be after its anchor "
+                             f"{anchor}, got {due}")
+    elif due <= anchor or (due - anchor) % period:
+        raise ValueError(f"TimerState.due must lie on its grid, anchor {anchor} + m * period "
+                         f"{period} with m >= 1, got {due}")
+    if pending and (paused or not coalesce or not period):
+        raise ValueError(f"TimerState.pending must be 0 unless the timer coalesces, repeats "
+                         f"and is scheduled, got {pending}")
+    return 0
 
 
 cdef TimerState _timer_state(Timer timer, int64_t seq, int64_t period, bint coalesce,
@@ -114,7 +148,9 @@ Everything that decides a clock's future, as an immutable value: ``WorldClock.st
     return equal results. Equality compares every field but ``discontinuities`` (which
     only tells followers to resynchronise, and which ``restore`` itself counts), and
     compares timers by their schedules, not their handles. It pickles when its timers'
-    callbacks pickle.
+    callbacks pickle. Unpickling checks every field by the rule the clock's own field
+    obeys (a bank in [0, 1), a tick within ``MAX_TICK``, a timer on its grid, ...): a
+    damaged pickle raises an error naming the field, so ``restore`` never sees one.
 
     Attributes
     ----------
@@ -201,26 +237,60 @@ Everything that decides a clock's future, as an immutable value: ``WorldClock.st
 def _clock_state_from_fields(config, mode, resume_mode, tick, bank, alpha, owed, total_dropped,
                              frame, window_wall, window_ticks, realized, window_done,
                              discontinuities, timer_seq, timers):
-    """Unpickle a ClockState; the fields come from a ClockState's own __reduce__."""
+    """Unpickle a ClockState; the fields come from a ClockState's own __reduce__ (and from
+    ClockBank.clock_state). Each is checked by the rule the clock's own field obeys, so that
+    a damaged pickle is refused here, naming the field, and never reaches restore()."""
+    if not isinstance(config, ClockConfig):
+        raise TypeError(f"ClockState.config must be a ClockConfig, got {config!r}")
     cdef ClockState s = ClockState.__new__(ClockState)
     s.config, s.mode, s.resume_mode = config, Mode(mode), Mode(resume_mode)
     if s.resume_mode is Mode.PAUSED or (s.mode is not Mode.PAUSED
                                         and s.resume_mode is not s.mode):
         raise ValueError(f"resume_mode must be the mode itself, or while paused the mode it "
                          f"left; got mode={s.mode.value!r}, resume_mode={s.resume_mode.value!r}")
-    s.tick, s.bank, s.alpha = tick, bank, alpha
-    s.owed, s.total_dropped, s.frame = owed, total_dropped, frame
-    s.window_wall, s.window_ticks, s.realized = window_wall, window_ticks, realized
-    s.window_done, s.discontinuities, s.timer_seq = window_done, discontinuities, timer_seq
+    s.tick = _as_count(tick, "ClockState.tick", 0)
+    s.bank = _as_fraction(bank, "ClockState.bank")
+    s.alpha = _as_fraction(alpha, "ClockState.alpha")
+    # _grant keeps tick + owed within MAX_TICK.
+    s.owed = _as_count(owed, "ClockState.owed", 0, MAX_COUNT - s.tick)
+    s.total_dropped = _as_count(total_dropped, "ClockState.total_dropped", 0)
+    s.frame = _as_count(frame, "ClockState.frame", 0)
+    s.window_wall = _as_window_wall(window_wall, "ClockState.window_wall")
+    s.window_ticks = _as_count(window_ticks, "ClockState.window_ticks", 0)
+    s.realized = _as_realized(realized, "ClockState.realized")
+    s.window_done = _as_bool(window_done, "ClockState.window_done")
+    s.discontinuities = _as_count(discontinuities, "ClockState.discontinuities", 0)
+    s.timer_seq = _as_count(timer_seq, "ClockState.timer_seq", 0)
     s.timers = tuple(timers)
-    if not all(isinstance(t, TimerState) for t in s.timers):
-        raise TypeError(f"timers must be TimerState values, got {timers!r}")
+    _check_timers(s)
     return s
+
+
+cdef int _check_timers(ClockState s) except -1:
+    """The timers of a state: TimerStates made by state() (or unpickled, so checked), in
+    creation order, each made before the state's next creation order, and none scheduled
+    before its tick (the queue fires what is due, and a due tick behind would run it back)."""
+    cdef TimerState ts
+    cdef int64_t last = -1
+    for t in s.timers:
+        if not isinstance(t, TimerState):
+            raise TypeError(f"timers must be TimerState values, got {s.timers!r}")
+        ts = <TimerState>t
+        if ts.timer is None:
+            raise TypeError(f"state holds a TimerState not made by WorldClock.state(): {ts!r}")
+        if ts.seq <= last or ts.seq >= s.timer_seq:
+            raise ValueError(f"ClockState.timers must be in creation order, each seq below "
+                             f"timer_seq {s.timer_seq}; got seq {ts.seq} after {last}")
+        last = ts.seq
+        if not ts.paused and ts.due < s.tick:
+            raise ValueError(f"ClockState.timers: a scheduled timer due at {ts.due} lies "
+                             f"before the tick {s.tick}")
+    return 0
 
 
 cdef list _live_timers(WorldClock clock):
     """The clock's scheduled and paused timers, in creation order."""
-    cdef list live = list(clock._queue)
+    cdef list live = _queue_timers(clock)
     if clock._paused_timers is not None:
         live.extend(clock._paused_timers)
     live.sort(key=_timer_seq_of)
@@ -238,7 +308,8 @@ cdef ClockState _take_state(WorldClock clock):
     s.realized, s.window_done = clock._realized, clock._window_done
     s.discontinuities, s.timer_seq = clock._discontinuities, clock._timer_seq
     s.timers = tuple([_timer_state(t, t._seq, t._period, t._coalesce, t._anchor, t._due,
-                                   t._pending, t.fired, t._state == TIMER_PAUSED, t._paused_at)
+                                   0 if t._state == TIMER_PAUSED else t._pending, t.fired,
+                                   t._state == TIMER_PAUSED, t._pending)   # paused: paused at
                       for t in _live_timers(clock)])
     return s
 
@@ -293,7 +364,7 @@ cdef int _put_state(WorldClock clock, ClockState s, int64_t discontinuities) exc
         t._clock, t._seq, t._period, t._coalesce = clock, ts.seq, ts._period, ts._coalesce
         t._anchor, t._pending, t.fired = ts.anchor, ts.pending, ts.fired
         if ts.paused:
-            t._due, t._state, t._paused_at = ts.due, TIMER_PAUSED, ts._paused_at
+            t._due, t._state, t._pending = ts.due, TIMER_PAUSED, ts._paused_at
             if clock._paused_timers is None:
                 clock._paused_timers = weakref.WeakSet()
             clock._paused_timers.add(t)

@@ -1,6 +1,7 @@
 # Timers: handles on the clock's timer queue (timer_queue.pxi), fired inside the advancing
-# call that runs their due tick. A wide advance costs O(fired * log timers): the loop jumps
-# from due tick to due tick and never visits the quanta in between.
+# call that runs their due tick. A wide advance costs O(fired) (and a timer's moves between the
+# wheel's levels, a few between firings): the loop jumps from due tick to due tick and never
+# visits the quanta in between.
 
 cdef enum:
     TIMER_SCHEDULED = 0
@@ -44,13 +45,16 @@ A handle on a timer from ``WorldClock.every``, ``after``, ``every_ticks`` or ``a
     cdef int64_t _anchor         # the tick it was made at: it falls due at anchor + m * period
     cdef int64_t _due            # the next due tick while scheduled or paused
     cdef int64_t _seq            # creation order, the tie-break at equal due ticks
-    cdef int64_t _pending        # coalesce: intervals covered, to report at the moved due tick
-    cdef int64_t _paused_at      # while paused, the tick it was paused at: remaining_ticks and
-                                 # fraction read as of then
+    cdef int64_t _pending        # scheduled: coalesce's intervals covered, to report at the
+                                 # moved due tick; paused: the tick it was paused at
+                                 # (remaining_ticks and fraction read as of then). A pause drops
+                                 # the intervals, so one field holds both: a Timer and its share
+                                 # of the queue then fit in 128 bytes.
     cdef readonly int64_t fired
     cdef int32_t _heap_index     # its position in the clock's queue; -1 while not scheduled
     cdef uint8_t _state
     cdef uint8_t _coalesce
+    cdef uint8_t _in_wheel       # scheduled in the wheel (its _heap_index is its bucket place)
 
 
     def __cinit__(self):
@@ -141,8 +145,7 @@ A handle on a timer from ``WorldClock.every``, ``after``, ``every_ticks`` or ``a
             if self._state == TIMER_SCHEDULED:
                 _queue_remove(self._clock, self)
                 self._state = TIMER_PAUSED
-                self._pending = 0
-                self._paused_at = self._clock._tick
+                self._pending = self._clock._tick     # the tick it was paused at
                 if self._clock._paused_timers is None:
                     self._clock._paused_timers = weakref.WeakSet()
                 self._clock._paused_timers.add(self)
@@ -159,6 +162,7 @@ A handle on a timer from ``WorldClock.every``, ``after``, ``every_ticks`` or ``a
             if self._state != TIMER_PAUSED:
                 return
             _forget_paused(self._clock, self)
+            self._pending = 0                          # no intervals carried, nor a pause
             due = _resume_tick(self, self._clock._tick)
             if due < 0:
                 self._state = TIMER_ENDED
@@ -216,7 +220,7 @@ cdef inline int64_t _remaining_ticks(Timer timer) noexcept:
     cdef int64_t now
     if timer._state == TIMER_ENDED:
         return 0
-    now = timer._paused_at if timer._state == TIMER_PAUSED else timer._clock._tick
+    now = timer._pending if timer._state == TIMER_PAUSED else timer._clock._tick
     return max(timer._due - now, 0)    # never negative, even for a forged state's timer
 
 

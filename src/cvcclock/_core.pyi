@@ -660,7 +660,9 @@ class ClockState:
     return equal results. Equality compares every field but ``discontinuities`` (which
     only tells followers to resynchronise, and which ``restore`` itself counts), and
     compares timers by their schedules, not their handles. It pickles when its timers'
-    callbacks pickle.
+    callbacks pickle. Unpickling checks every field by the rule the clock's own field
+    obeys (a bank in [0, 1), a tick within ``MAX_TICK``, a timer on its grid, ...): a
+    damaged pickle raises an error naming the field, so ``restore`` never sees one.
 
     Attributes
     ----------
@@ -765,14 +767,19 @@ def _timer_state_from_fields(
     timer: Timer, seq: int, period: int, coalesce: bool, anchor: int, due: int, pending: int,
     fired: int, paused: bool, paused_at: int
 ) -> TimerState:
-    """Unpickle a TimerState; the fields come from a TimerState's own __reduce__."""
+    """Unpickle a TimerState; the fields come from a TimerState's own __reduce__, and are
+    checked as the clock's own timer fields are (a damaged pickle is refused, naming it).
+    """
 def _clock_state_from_fields(
     config: ClockConfig, mode: Mode | str, resume_mode: Mode | str, tick: int, bank: float,
     alpha: float, owed: int, total_dropped: int, frame: int, window_wall: float,
     window_ticks: int, realized: float, window_done: bool, discontinuities: int, timer_seq: int,
     timers: tuple[TimerState, ...]
 ) -> ClockState:
-    """Unpickle a ClockState; the fields come from a ClockState's own __reduce__."""
+    """Unpickle a ClockState; the fields come from a ClockState's own __reduce__ (and from
+    ClockBank.clock_state). Each is checked by the rule the clock's own field obeys, so that
+    a damaged pickle is refused here, naming the field, and never reaches restore().
+    """
 def _timer_seq_of(timer: Timer) -> int: ...
 def _new_clock(cls: type[WorldClock]) -> WorldClock:
     """Unpickle a WorldClock: a bare instance, filled by ``__setstate__``."""
@@ -929,6 +936,14 @@ class ClockBank:
     ``cap_scales_with_rate``, which a ``WorldClock`` sets only with ``configure``, keeps the
     slot's tick and bank (as ``restore`` of a state with that configuration would), while
     ``configure(i, config)`` restarts the slot.
+
+    A bank whose slots share one configuration, one mode and one realized-speed window (made
+    from one config, advanced by one ``wall_dt`` for every slot, no slot reconfigured on its
+    own) advances with a loop that touches only each slot's bank, tick and steps. Until a
+    configuration array is read from the bank, only its methods write the configuration
+    and the checks of it are skipped; from the first read of one (a writable view the host
+    may write at any time) every call checks every slot again, and the shared loop no
+    longer runs.
 
     ``mode`` holds small ints: slot i is in mode ``ClockBank.MODES[mode[i]]``, that is
     0 live, 1 lockstep, 2 paused, 3 stepping, 4 replay. ``set_mode`` takes ``Mode`` values
@@ -1099,6 +1114,11 @@ def _clock_bank_kernel(
     """The loops ``ClockBank`` runs: "avx2" (x86-64 with AVX2, the default there) or
     "portable" (C the compiler vectorised for the build's target). With a name, switch to it
     first, for every bank; the tests run both.
+    """
+def _clock_bank_paths(bank: ClockBank, /) -> dict[str, bool]:
+    """For the tests: whether ``bank``'s next advance by one wall_dt runs the shared loop
+    (``"shared"``), whether a configuration array was handed out (``"views_out"``: every
+    call then checks the configuration) and whether its windows are held as bases.
     """
 def _bank_live(
     bank: float, wall_dt: float, scale: float, fixed_dt: float,

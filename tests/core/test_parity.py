@@ -6,6 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cvcclock import Mode
+from cvcclock._core import _clock_state_from_fields
+from support import oracle
 from support.implementations import CORE, ORACLE
 
 FIXED_DTS = [1e-6, 1 / 1000, 1 / 120, 0.01, 1 / 60, 0.05]
@@ -246,6 +248,10 @@ def test_core_and_oracle_agree_on_random_operations(config, ops):
         assert core.timer_states() == model.timer_states(), (op, arg)
         assert core.clock_state() == model.clock_state(), (op, arg)
         assert core.clock.next_due_tick == model.clock.next_due_tick
+        # Every state a clock reaches passes the state rules, the oracle's and the core's.
+        fields = model.clock.state()
+        assert oracle.state_fields_problem(fields[:15], list(fields[15])) is None, (op, arg)
+        assert _clock_state_from_fields(*core.clock.state().__reduce__()[1]) is not None
 
 
 # Pause and resume, advance_to_next_due and cancel_all among the calls they interact with

@@ -461,3 +461,86 @@ class ModelFollower:
 
     def alpha_of(self, clock: ModelClock) -> float:
         return self.alpha(clock.tick, clock.alpha)
+
+
+# -- which states a clock can hold: the rules ClockState and TimerState check ---------------
+
+MAX_TICK = 2**62
+WINDOW_WALL = 0.5
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def timer_fields_problem(timer_fields: tuple) -> str | None:
+    """Why a TimerState's pickled fields (the timer, seq, period, coalesce, anchor, due,
+    pending, fired, paused, paused_at) could not be a live timer's, or None if they could."""
+    _timer, seq, period, coalesce, anchor, due, pending, fired, paused, paused_at = timer_fields
+    counts = {"seq": seq, "period": period, "anchor": anchor, "due": due, "pending": pending,
+              "fired": fired}
+    if paused is True:
+        counts["paused_at"] = paused_at
+    for name, value in counts.items():
+        if not _is_int(value) or not 0 <= value <= MAX_TICK:
+            return f"{name} is not a count in [0, 2**62]: {value!r}"
+    if not isinstance(coalesce, bool) or not isinstance(paused, bool):
+        return "coalesce and paused are bools"
+    if period == 0:
+        if coalesce:
+            return "a one-shot never coalesces"
+        if due <= anchor:
+            return "a one-shot falls due after its anchor"
+    elif due <= anchor or (due - anchor) % period:
+        return "a repeating timer falls due on its grid"
+    if pending and (paused or not coalesce or not period):
+        return "only a scheduled coalescing repeating timer carries intervals"
+    return None
+
+
+def state_fields_problem(fields: tuple, timer_fields: list[tuple]) -> str | None:
+    """Why a ClockState's pickled fields could not be a clock's, or None if they could.
+
+    ``fields`` are the 15 fields before the timers, as ``ClockState.__reduce__`` gives them
+    (config, mode, resume_mode, tick, bank, alpha, owed, total_dropped, frame, window_wall,
+    window_ticks, realized, window_done, discontinuities, timer_seq); ``timer_fields`` the
+    pickled fields of each of its TimerStates.
+    """
+    (_config, mode, resume_mode, tick, bank, alpha, owed, total_dropped, frame, window_wall,
+     window_ticks, realized, window_done, discontinuities, timer_seq) = fields
+    if resume_mode is Mode.PAUSED or (mode is not Mode.PAUSED and resume_mode is not mode):
+        return "resume_mode contradicts mode"
+    counts = {"tick": tick, "total_dropped": total_dropped, "frame": frame,
+              "window_ticks": window_ticks, "discontinuities": discontinuities,
+              "timer_seq": timer_seq, "owed": owed}
+    for name, value in counts.items():
+        if not _is_int(value) or not 0 <= value <= MAX_TICK:
+            return f"{name} is not a count in [0, 2**62]: {value!r}"
+    if tick + owed > MAX_TICK:
+        return "tick + owed passes 2**62"
+    for name, value in (("bank", bank), ("alpha", alpha)):
+        if not _is_real(value) or not (math.isfinite(value) and 0.0 <= value < 1.0):
+            return f"{name} is not a fraction of a quantum: {value!r}"
+    if not _is_real(window_wall) or not (math.isfinite(window_wall)
+                                         and 0.0 <= window_wall < WINDOW_WALL):
+        return f"window_wall is not in [0, 0.5): {window_wall!r}"
+    if not _is_real(realized) or not float(realized) >= 0.0:
+        return f"realized is not a speed: {realized!r}"
+    if not isinstance(window_done, bool):
+        return "window_done is a bool"
+    last = -1
+    for entry in timer_fields:
+        problem = timer_fields_problem(entry)
+        if problem:
+            return problem
+        seq, due, paused = entry[1], entry[5], entry[8]
+        if seq <= last or seq >= timer_seq:
+            return "timers in creation order, each before timer_seq"
+        last = seq
+        if not paused and due < tick:
+            return "a scheduled timer due before the tick"
+    return None

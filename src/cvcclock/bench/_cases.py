@@ -433,6 +433,26 @@ def _bank(n: int, per_slot: bool = False) -> Callable[[], Namespace]:
     return make
 
 
+def shared_bank(n: int, config: ClockConfig | None = None, mixed: int = 0) -> ClockBank:
+    """A ``ClockBank`` of ``n`` clocks whose configuration only its methods wrote (no array
+    handed out): one config shared by every slot, or with ``mixed`` > 0 every ``mixed``-th
+    slot reconfigured to twice the scale. Advanced once, so that every array it touches
+    has been written (memory never written is the shared zero page)."""
+    config = config or _bank_config()
+    bank = ClockBank(n, config)
+    if mixed:
+        for i in range(0, n, mixed):
+            bank.configure(i, config.replace(scale=2 * config.scale))
+    bank.advance(WALL_DT)
+    return bank
+
+
+def _shared_bank(n: int, mixed: int = 0) -> Callable[[], Namespace]:
+    def make() -> Namespace:
+        return {"advance": shared_bank(n, mixed=mixed).advance, "dt": WALL_DT}
+    return make
+
+
 def _bank_loop(n: int) -> Callable[[], Namespace]:
     def make() -> Namespace:
         config = _bank_config()
@@ -521,6 +541,10 @@ def table_cases(clocks: int = 10**6) -> list[Case]:
              ops=clocks, unit="clock-advance"),
         Case("bank_walls", f"ClockBank.advance, n={power(clocks)} walls", "advance(dt)",
              _bank(clocks, per_slot=True), ops=clocks, unit="clock-advance", rival="bank"),
+        Case("bank_shared", f"ClockBank.advance, n={power(clocks)} one config", "advance(dt)",
+             _shared_bank(clocks), ops=clocks, unit="clock-advance", rival="bank"),
+        Case("bank_mixed", f"ClockBank.advance, n={power(clocks)} configured", "advance(dt)",
+             _shared_bank(clocks, mixed=1000), ops=clocks, unit="clock-advance", rival="bank"),
         Case("bank_loop", f"loop over {power(loop)} WorldClocks", "for advance in advances: "
              "advance(dt)", _bank_loop(loop), ops=loop, unit="clock-advance", rival="bank"),
         Case("bank_numpy", f"numpy, the same arithmetic, n={power(clocks)}", "advance(dt)",

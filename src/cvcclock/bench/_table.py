@@ -109,6 +109,12 @@ GOALS = (
     Goal("ClockBank.advance, per clock",
          "the speed of a numpy copy of its bytes (the memory-bandwidth bound)",
          ("bank_copy", "bank"), lambda a, b: a / b, False, 0.7),
+    Goal("ClockBank.advance of a bank of one config, per clock",
+         "the speed of a bank whose arrays the host holds (checked and read every call)",
+         ("bank", "bank_shared"), lambda a, b: a / b, False, 3.0),
+    Goal("ClockBank.advance of a bank configured by configure(i, config), per clock",
+         "the speed of a bank whose arrays the host holds (checked every call)",
+         ("bank", "bank_mixed"), lambda a, b: a / b, False, 1.25),
 )
 
 
