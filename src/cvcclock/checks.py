@@ -15,6 +15,7 @@ applies, and adds the rules the core has no argument for (seeds, strings):
 - ``check_callable(value, name)``: anything callable;
 - ``check_timeout(value, name="timeout")``: a wait's timeout, None or seconds;
 - ``check_time_limit(value, name="time_limit")``: a run's time limit, seconds or ``math.inf``;
+- ``check_wall_limit(value, name)``: a wall-clock limit, None (none) or seconds > 0;
 - ``MAX_TICK``: 2**62, the largest tick, count or due tick.
 
 A wrong type raises TypeError, a wrong value ValueError; both name the argument and the value.
@@ -39,7 +40,7 @@ from cvcclock._core import (
 
 __all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_path",
            "check_real", "check_seconds", "check_seed", "check_str", "check_time_limit",
-           "check_timeout"]
+           "check_timeout", "check_wall_limit"]
 
 T = TypeVar("T")
 
@@ -172,3 +173,35 @@ def check_time_limit(value: object, name: str = "time_limit") -> float:
         if value == math.inf:   # check_seconds took it as a real number: this one is +inf
             return math.inf
         raise ValueError(f"{e} (or math.inf for no limit)") from None
+
+
+def check_wall_limit(value: object, name: str) -> float | None:
+    """Return ``value`` as a wall-clock limit: None for none, else finite seconds > 0.
+
+    A limit of 0 would fail everything at once, so it is refused rather than taken as "no
+    limit" (that is None).
+
+    Parameters
+    ----------
+    value : float or None
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is neither None nor a real number.
+    ValueError
+        If it is not finite or not > 0.
+    """
+    if value is None:
+        return None
+    seconds = check_seconds(value, name)
+    if seconds == 0:
+        raise ValueError(f"{name} must be > 0 seconds (or None for no limit), got {value!r}")
+    return seconds
