@@ -458,7 +458,7 @@ def test_a_scenario_defined_in_main_runs_on_a_pool(tmp_path):
     (lambda: simulate_many(CloseCall(), [1], run_timeout=-1.0), ValueError, "run_timeout.*-1.0"),
     (lambda: simulate_many(CloseCall(), [1], run_timeout="5"), TypeError, "run_timeout.*'5'"),
     (lambda: simulate_many(CloseCall(), [1], run_timeout=5, executor=cf.ThreadPoolExecutor),
-     ValueError, "run_timeout=5.0 needs the default process pool"),
+     ValueError, "run_timeout=5.0 needs the default process pool or a Dask client"),
 ])
 def test_bad_arguments_are_refused_before_anything_runs(call, error, match):
     with pytest.raises(error, match=match):

@@ -27,6 +27,7 @@ from support.batch_scenarios import (
     Flaky,
     KillsOnRerun,
     Slow,
+    Stuck,
     assert_no_leftovers,
     comparable,
     fast,
@@ -287,3 +288,14 @@ def test_a_dask_cluster_without_workers_ends_the_batch_after_a_bounded_wait(monk
             assert time.monotonic() - started < 30
     finally:
         cluster.close(timeout=30)
+
+
+def test_a_stuck_run_on_dask_times_out_and_its_worker_is_restarted(cluster_of_two):
+    seeds = range(8)
+    got = list(simulate_many(Stuck(victim=2), seeds, executor=cluster_of_two, run_timeout=2.0))
+    stuck = got[2]
+    assert isinstance(stuck, FailedRun) and stuck.error_type == "TimeoutError", stuck
+    assert "run_timeout=2 s" in stuck.message and "its worker process was replaced" in \
+        stuck.message
+    assert got[:2] + got[3:] == serial(Stuck(victim=2), [s for s in seeds if s != 2])
+    cluster_of_two.wait_for_workers(2, timeout=60)          # the restarted worker is back

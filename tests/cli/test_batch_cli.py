@@ -94,8 +94,6 @@ def test_failed_runs_exit_1_and_are_listed_max_steps_applies(tmp_path):
      "--run-timeout must be > 0 seconds"),
     ([CLOSE_CALL, "--seeds", "0:9", "--run-timeout", "soon"],
      "--run-timeout must be a number of seconds, got 'soon'"),
-    ([CLOSE_CALL, "--seeds", "0:9", "--run-timeout", "5", "--dask", "2"],
-     "--run-timeout stops runs on local worker processes only"),
     ([CLOSE_CALL, "--seeds", "0:9", "--repair"], "--repair repairs the --out file: give --out"),
     ([CLOSE_CALL, "--seeds", "0:9", "--workers", "0"], "--workers must be >= 1, got 0"),
     ([CLOSE_CALL, "--seeds", "0:9", "--workers", "two"],

@@ -35,14 +35,16 @@ chunk they run, as before, and they exit then; the pipe only ends them if this p
 ends first.
 
 Stuck runs (``run_timeout``): a worker of the default pool tells the parent, through a
-queue, each time it starts a run; a run that has gone on longer than the limit (as the
-parent counts, from when it heard of the start, so never early) has its worker killed.
-The pool breaks and is replaced, the stuck seed's chunk comes back :class:`TimedOut`, and
-the chunks that went down with it come back lost through no fault of theirs.
+queue, each time it starts a run (a Dask worker, through an event: see
+:class:`DaskBackend`); a run that has gone on longer than the limit (as the parent counts,
+from when it heard of the start, so never early) has its worker killed. The pool breaks
+and is replaced, the stuck seed's chunk comes back :class:`TimedOut`, and the chunks that
+went down with it come back lost through no fault of theirs.
 """
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures as cf
 import ctypes
 import dataclasses
@@ -54,6 +56,7 @@ import signal
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, Protocol
 
@@ -76,6 +79,9 @@ again: its worker may have died, and Dask is computing it once more)."""
 
 _DASK_POLL = 1.0
 """Seconds between looks at a Dask cluster's workers while waiting for a result."""
+
+_RESTART_TIMEOUT = 60.0
+"""Seconds to wait for a Dask worker restarted because of a stuck run."""
 
 _ORPHANED = 70
 """The exit status of a worker whose batch went away."""
@@ -162,7 +168,8 @@ ChunkOutput = tuple[list[bytes], list[str] | None, float]
 
 
 def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any],
-              key: BatchKey | None, attempt: int | None = None) -> ChunkOutput:
+              key: BatchKey | None, attempt: int | None = None,
+              topic: str | None = None) -> ChunkOutput:
     """The task a worker runs: :func:`~cvcclock.batch._records.run_records`, timed.
 
     Parameters
@@ -176,7 +183,10 @@ def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any
         What the lines say decided the runs, or None for no lines.
     attempt : int, optional
         The chunk's submission, named in the run starts the worker reports when the
-        parent watches for stuck runs (a worker of :class:`LocalPool` with a timeout).
+        parent watches for stuck runs: on the queue of a :class:`LocalPool`, or with
+        ``topic``, as Dask events of that topic.
+    topic : str, optional
+        On a Dask worker, the event topic the run starts go to.
 
     Returns
     -------
@@ -185,8 +195,13 @@ def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any
     """
     start = time.perf_counter()
     events = _EVENTS
-    started = None
-    if events is not None and attempt is not None:
+    started: Callable[[int], None] | None = None
+    if attempt is not None and topic is not None:
+        worker = importlib.import_module("distributed").get_worker()
+
+        def started(seed: int) -> None:
+            worker.log_event(topic, [attempt, seed, worker.address])
+    elif attempt is not None and events is not None:
         pid = os.getpid()
 
         def started(seed: int) -> None:
@@ -537,14 +552,20 @@ class DaskBackend:
     workers that died) comes back as the chunk :class:`Lost`, never raised. A cluster
     with no worker for :data:`NO_WORKERS_WAIT` seconds ends the batch.
 
+    With ``run_timeout``, the workers log an event (a topic of this batch's) as each run
+    starts; a run that has gone on longer has its task cancelled and its worker restarted
+    by its nanny, and its chunk comes back :class:`TimedOut`.
+
     Parameters
     ----------
     client : distributed.Client
     task : tuple
         As for :class:`FuturesBackend`.
+    run_timeout : float, optional
+        In seconds.
     """
 
-    def __init__(self, client: Any, task: Task) -> None:
+    def __init__(self, client: Any, task: Task, run_timeout: float | None = None) -> None:
         distributed: Any = importlib.import_module("distributed")    # untyped: Any
         self.workers = max(1, sum(client.nthreads().values()))
         self._distributed = distributed
@@ -552,13 +573,27 @@ class DaskBackend:
         self._task = task
         self._futures: dict[Any, Chunk] = {}
         self._workerless_since: float | None = None
+        self._timeout = run_timeout
+        self._poll = _DASK_POLL if run_timeout is None else min(_DASK_POLL, run_timeout / 4)
+        self._topic: str | None = None
+        self._attempts = itertools.count()
+        self._of_attempt: dict[int, Any] = {}                       # attempt -> future
+        self._running: dict[int, tuple[int, str, float]] = {}       # attempt -> seed, worker, since
+        self._heard: collections.deque[Any] = collections.deque()
+        self._timed_out: list[Outcome] = []
+        if run_timeout is not None:
+            self._topic = f"cvcclock-batch-{uuid.uuid4().hex}"
+            client.subscribe_topic(self._topic, self._heard.append)
 
     def submit(self, chunk: Chunk) -> None:
         """Start running ``chunk``."""
         scenario, options, key = self._task
-        future = self._client.submit(run_chunk, scenario, chunk.seeds, options, key,
-                                     pure=False)
+        attempt = None if self._topic is None else next(self._attempts)
+        future = self._client.submit(run_chunk, scenario, chunk.seeds, options, key, attempt,
+                                     self._topic, pure=False)
         self._futures[future] = chunk
+        if attempt is not None:
+            self._of_attempt[attempt] = future
 
     def in_flight(self) -> int:
         """Chunks submitted and not yet handed back."""
@@ -566,21 +601,46 @@ class DaskBackend:
 
     def wait(self, block: bool) -> list[Outcome]:
         """The outcomes ready now; with ``block``, wait for at least one."""
-        outcomes: list[Outcome] = []
+        outcomes, self._timed_out = self._timed_out, []
         while self._futures:
             for future in [f for f in self._futures if f.done()]:
                 outcome = self._outcome(future)
                 if outcome is not None:
                     del self._futures[future]
                     outcomes.append(outcome)
+            self._check_runs()
+            outcomes.extend(self._timed_out)
+            self._timed_out = []
             if outcomes or not block:
                 return outcomes
             try:
-                self._distributed.wait(list(self._futures), timeout=_DASK_POLL,
+                self._distributed.wait(list(self._futures), timeout=self._poll,
                                        return_when="FIRST_COMPLETED")
             except TimeoutError:        # distributed.TimeoutError: none done yet
                 self._check_workers()
         return outcomes
+
+    def _check_runs(self) -> None:
+        """Hear of the runs started; stop one past the run timeout, restarting its worker."""
+        if self._timeout is None:
+            return
+        now = time.monotonic()
+        while self._heard:
+            _, (attempt, seed, worker) = self._heard.popleft()
+            if self._of_attempt.get(attempt) in self._futures:
+                self._running[attempt] = (seed, worker, now)
+        for attempt, (seed, worker, since) in list(self._running.items()):
+            future = self._of_attempt.get(attempt)
+            if future not in self._futures:
+                del self._running[attempt]
+                self._of_attempt.pop(attempt, None)
+            elif now - since > self._timeout:
+                del self._running[attempt]
+                chunk = self._futures.pop(future)
+                self._client.cancel([future])
+                self._client.restart_workers([worker], timeout=_RESTART_TIMEOUT,
+                                             raise_for_error=False)
+                self._timed_out.append(TimedOut(chunk, seed, now - since))
 
     def _outcome(self, future: Any) -> Outcome | None:
         """What a done task gave; None if it is being computed again (its result was lost)."""
@@ -619,3 +679,5 @@ class DaskBackend:
         if self._futures:
             self._client.cancel(list(self._futures))
         self._futures.clear()
+        if self._topic is not None:
+            self._client.unsubscribe_topic(self._topic)

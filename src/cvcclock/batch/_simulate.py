@@ -175,8 +175,9 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
     run_timeout : float, optional
         A wall-clock limit on each run, in seconds (default: none). A run that goes on
         longer has its worker process killed (and replaced) and becomes a
-        :class:`FailedRun` of type ``TimeoutError``; the batch goes on. Only with the
-        default pool (no ``executor``), whose workers are this batch's to kill.
+        :class:`FailedRun` of type ``TimeoutError``; the batch goes on. With the default
+        pool, or a Dask client (whose workers must have nannies, which restart them);
+        not with another executor, whose workers are not the batch's to kill.
     **simulate_kwargs
         ``max_steps``, ``time_limit``, ``max_iterations``, ``dt``,
         ``raise_guard_violations``: passed to every ``simulate`` call, and checked here
@@ -250,10 +251,10 @@ def _check(scenario: Scenario, seeds: Iterable[int], executor: Executor, workers
     options = _check_options(simulate_kwargs)
     dt = check_dt(scenario, options.get("dt"))     # here, not once per run in the workers
     run_timeout = check_wall_limit(run_timeout, "run_timeout")
-    if run_timeout is not None and executor is not None:
-        raise ValueError(f"run_timeout={run_timeout!r} needs the default process pool: a "
-                         "stuck run's worker is killed, and only the batch's own are its to "
-                         "kill; give workers= instead of executor=")
+    if run_timeout is not None and executor is not None and not is_dask_client(executor):
+        raise ValueError(f"run_timeout={run_timeout!r} needs the default process pool or a "
+                         "Dask client: a stuck run's worker is killed, and the workers of "
+                         "an executor of yours are not the batch's to kill")
     if workers is not None:
         if executor is not None:
             raise ValueError(f"workers={workers!r} sizes the default process pool; "
@@ -474,7 +475,7 @@ def _backend(batch: _Batch) -> Backend:
     executor = batch.executor
     task = (batch.scenario, batch.options, None if batch.out is None else batch.key)
     if is_dask_client(executor):
-        return DaskBackend(executor, task)
+        return DaskBackend(executor, task, batch.run_timeout)
     if executor is None:
         pool = LocalPool(batch.workers or cpu_count(), watch=batch.run_timeout is not None)
         return FuturesBackend(pool(), pool, pool.workers, task, pool, batch.run_timeout)

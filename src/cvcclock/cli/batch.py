@@ -92,8 +92,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="end each run (time limit) at this time step")
     parser.add_argument("--run-timeout", metavar="SECONDS",
                         help="stop a run that takes longer (wall clock) and record it as failed, "
-                             "replacing its worker process (default: no limit; local workers "
-                             "only)")
+                             "replacing its worker process (default: no limit)")
     parser.add_argument("--repair", action="store_true",
                         help="first move the damaged lines of the --out file into "
                              "PATH.rejected (their seeds run again)")
@@ -220,9 +219,6 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if workers is not None and (args.scheduler is not None or local is not None):
         fail(f"give --workers or {'--dask' if args.dask else '--scheduler'}, not both: a Dask "
              "cluster has its own workers")
-    if run_timeout is not None and (args.scheduler is not None or local is not None):
-        fail("--run-timeout stops runs on local worker processes only: not with --dask or "
-             "--scheduler")
     if args.repair and args.out is None:
         fail("--repair repairs the --out file: give --out PATH")
     seeds = _seeds(args.seeds, fail)
