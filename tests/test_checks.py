@@ -714,6 +714,20 @@ def restated_rules(source: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def test_a_wall_limit_is_none_or_seconds_above_zero():
+    from cvcclock.checks import check_wall_limit
+
+    assert check_wall_limit(None, "run_timeout") is None
+    assert check_wall_limit(2, "run_timeout") == 2.0
+    with pytest.raises(ValueError, match=r"run_timeout must be > 0 seconds \(or None for no "
+                       r"limit\), got 0"):
+        check_wall_limit(0, "run_timeout")
+    for bad, error in ((-1.0, ValueError), (math.inf, ValueError), ("1", TypeError),
+                       (True, TypeError)):
+        with pytest.raises(error, match="run_timeout"):
+            check_wall_limit(bad, "run_timeout")
+
+
 def test_no_module_of_the_package_restates_a_rule():
     assert {"binding.py", "_follower.py", "_arguments.py", "_simulate.py"} <= {
         p.name for p in SOURCES}

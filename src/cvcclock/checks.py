@@ -19,6 +19,7 @@ applies, and adds the rules the core has no argument for (seeds, strings):
 - ``check_time_limit(value, name="time_limit")``: a run's time limit, seconds or ``math.inf``;
 - ``check_time_limits(value, n, name="time_limits")``: one time limit for each of ``n``
   runs, given once for all or one a run;
+- ``check_wall_limit(value, name)``: a wall-clock limit, None (none) or seconds > 0;
 - ``check_probability(value, name)``: a real number from 0 to 1;
 - ``check_mapping(value, name)``: a mapping, as a dict;
 - ``check_address(value, name)``: a UDP address, ``(host, port)``;
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_TICK", "check_address", "check_bool", "check_callable", "check_count",
            "check_key", "check_mapping", "check_path", "check_probability", "check_real",
            "check_seconds", "check_seed", "check_small_json", "check_str", "check_stream_name",
-           "check_time_limit", "check_time_limits", "check_timeout"]
+           "check_time_limit", "check_time_limits", "check_timeout", "check_wall_limit"]
 
 T = TypeVar("T")
 
@@ -263,6 +264,38 @@ def check_time_limits(value: object, n: int, name: str = "time_limits") -> numpy
                          f"{len(items)}: {value!r}")
     return np.array([check_time_limit(v, f"{name}[{i}]") for i, v in enumerate(items)],
                     dtype=np.float64)
+
+
+def check_wall_limit(value: object, name: str) -> float | None:
+    """Return ``value`` as a wall-clock limit: None for none, else finite seconds > 0.
+
+    A limit of 0 would fail everything at once, so it is refused rather than taken as "no
+    limit" (that is None).
+
+    Parameters
+    ----------
+    value : float or None
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is neither None nor a real number.
+    ValueError
+        If it is not finite or not > 0.
+    """
+    if value is None:
+        return None
+    seconds = check_seconds(value, name)
+    if seconds == 0:
+        raise ValueError(f"{name} must be > 0 seconds (or None for no limit), got {value!r}")
+    return seconds
 
 
 def check_probability(value: object, name: str) -> float:

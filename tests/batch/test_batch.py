@@ -13,6 +13,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -20,7 +21,7 @@ import threading
 
 import pytest
 
-from cvcclock.batch import refused
+from cvcclock.batch import refused, repair_results
 from cvcclock.scenario import (
     FailedRun,
     SimulationResult,
@@ -32,10 +33,16 @@ from cvcclock.scenario import (
 from support.batch_scenarios import (
     POSIX_SIGNALS,
     CloseCall,
+    DiesTimes,
     Doomed,
     Flaky,
+    HomeSick,
     Kamikaze,
+    Spaced,
+    Stuck,
+    assert_no_new_grandchildren,
     comparable,
+    grandchildren,
     seeds_in_file,
     serial,
 )
@@ -131,14 +138,63 @@ def test_a_killed_worker_costs_nothing(tmp_path):
 
 @POSIX_SIGNALS
 def test_a_seed_that_always_kills_its_worker_fails_alone():
+    before = grandchildren()
     seeds = range(16)
     got = list(simulate_many(Doomed(victim=5), seeds, workers=2))
     assert [r.seed for r in got] == list(seeds)
     dead = got[5]
     assert isinstance(dead, FailedRun)
     assert dead.error_type == "concurrent.futures.process.BrokenProcessPool"
-    assert "died each time it ran seed 5" in dead.message
+    assert "died each time it ran seed 5 (alone, 3 times)" in dead.message
     assert got[:5] + got[6:] == serial(Doomed(victim=5), [s for s in seeds if s != 5])
+    assert_no_new_grandchildren(before)
+
+
+@POSIX_SIGNALS
+@pytest.mark.parametrize("victims, times", [((4,), 3), ((1, 3, 5, 7, 9, 11, 13, 15), 1)])
+def test_a_seed_whose_worker_died_is_retried_alone_and_a_transient_death_costs_nothing(
+        tmp_path, victims, times):
+    """(4,), 3: seed 4's worker dies in a chunk twice, then once alone: retried, it
+    completes. Eight seeds that each kill a worker once: none fails."""
+    before = grandchildren()
+    scenario = DiesTimes(victims, times, tmp_path)
+    seeds = range(16)
+    got = list(simulate_many(scenario, seeds, workers=2))
+    assert [scenario.deaths(seed) for seed in victims] == [times] * len(victims)   # they died
+    assert got == serial(scenario, seeds)                       # and nothing failed
+    assert_no_new_grandchildren(before)
+
+
+@POSIX_SIGNALS
+def test_a_stuck_run_times_out_its_worker_is_replaced_and_the_batch_goes_on(tmp_path):
+    before = grandchildren()
+    out = tmp_path / "runs.jsonl"
+    seeds = range(12)
+    got = list(simulate_many(Stuck(victim=4), seeds, workers=2, run_timeout=1.5, out=out))
+    stuck = got[4]
+    assert isinstance(stuck, FailedRun) and stuck.error_type == "TimeoutError"
+    assert stuck.message.startswith("seed 4 timed out: its run went on longer than "
+                                    "run_timeout=1.5 s (stopped after ")
+    assert got[:4] + got[5:] == serial(Stuck(victim=4), [s for s in seeds if s != 4])
+    assert read_results(out) == got
+    assert_no_new_grandchildren(before)
+    # the rerun reads the timed-out seed from the file: it does not hang on it again
+    assert list(simulate_many(Stuck(victim=4), seeds, workers=2, run_timeout=1.5,
+                              out=out)) == got
+
+
+def test_a_result_that_will_not_unpickle_here_fails_its_seed_only(pool, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    seeds = range(8)
+    scenario = HomeSick(victim=3, home=os.getpid())
+    got = list(simulate_many(scenario, seeds, executor=pool, out=out))
+    failed = got[3]
+    assert isinstance(failed, FailedRun) and failed.error_type == "RuntimeError"
+    assert failed.message == ("the result of seed 3 was pickled in its worker but cannot be "
+                              "unpickled here: RuntimeError: this value does not load in the "
+                              "batch's process")
+    assert got[:3] + got[4:] == serial(scenario, [s for s in seeds if s != 3])
+    assert read_results(out) == got                 # the file holds the failed run, readable
 
 
 def test_breaking_out_then_rerunning_gives_each_seed_once(pool, tmp_path):
@@ -226,16 +282,85 @@ def test_an_out_file_of_another_batch_is_refused_untouched(pool, tmp_path):
     out = tmp_path / "runs.jsonl"
     list(simulate_many(CloseCall(), range(3), executor=pool, out=out))
     before = out.read_bytes()
-    with pytest.raises(ValueError, match="holds results of scenario "
-                       "support.batch_scenarios:CloseCall"):
+    with pytest.raises(ValueError, match=r"holds results of another batch \(line 1, seed \d\): "
+                       "the scenario: support.batch_scenarios:CloseCall there, "
+                       "support.batch_scenarios:Flaky here"):
         next(simulate_many(Flaky(), range(3), executor=pool, out=out))
-    with pytest.raises(ValueError, match=r'with options \{\}.*\{"max_steps":5\}'):
+    with pytest.raises(ValueError, match=r"option max_steps: not set there, 5 here"):
         next(simulate_many(CloseCall(), range(3), executor=pool, out=out, max_steps=5))
     other = tmp_path / "notes.txt"
     other.write_text("my notes\nnot results")
     with pytest.raises(ValueError, match=r"line 1: not a cvcclock results record"):
         next(simulate_many(CloseCall(), range(3), executor=pool, out=other))
     assert out.read_bytes() == before and other.read_text() == "my notes\nnot results"
+
+
+def test_an_out_file_is_keyed_by_the_scenarios_attributes_and_time_step(pool, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    first = list(simulate_many(Spaced(20.0), range(4), executor=pool, out=out))
+    before = out.read_bytes()
+    with pytest.raises(ValueError, match=r"holds results of another batch \(line 1, seed \d\): "
+                       r"the scenario's attribute gap: 20.0 there, 25.0 here\. Give this batch "
+                       "another out file"):
+        next(simulate_many(Spaced(25.0), range(4), executor=pool, out=out))
+    with pytest.raises(ValueError, match="the scenario's attribute gap: 20.0 there, 20 here"):
+        next(simulate_many(Spaced(20), range(4), executor=pool, out=out))   # int, not float
+    finer = Spaced(20.0)
+    finer.dt = 0.05
+    with pytest.raises(ValueError, match=r"dt: 0.1 there, 0.05 here; the scenario's attribute "
+                       r"dt: not set there, 0.05 here"):
+        next(simulate_many(finer, range(4), executor=pool, out=out))
+    assert out.read_bytes() == before
+    again = list(simulate_many(Spaced(20.0), range(6), executor=pool, out=out))  # the same: reused
+    assert again[:4] == first and again == serial(Spaced(20.0), range(6))
+    assert out.read_bytes().startswith(before)
+
+
+def test_a_line_of_the_first_format_resumes_only_a_scenario_without_attributes(pool, tmp_path):
+    """Version 1 lines (no key) are read; they resume a batch only if it has nothing more
+    to say than they do (no instance attributes), and are refused, saying so, otherwise."""
+    out = tmp_path / "runs.jsonl"
+    old = ('{"seed":0,"status":"failed","scenario":"support.batch_scenarios:Spaced",'
+           '"options":{},"version":1,"error_type":"ZeroDivisionError","message":"old",'
+           '"traceback":"Traceback"}\n')
+    out.write_text(old)
+    assert read_results(out) == [FailedRun(0, "ZeroDivisionError", "old", "Traceback")]
+    with pytest.raises(ValueError, match=r"the scenario's attributes \(gap\): that line, "
+                       "written by an older cvcclock, does not record them"):
+        next(simulate_many(Spaced(20.0), range(2), executor=pool, out=out))
+    assert out.read_text() == old
+
+
+def damage(out, number, old, new):
+    """Line ``number`` (from 1) of ``out`` with ``old`` replaced by ``new`` once."""
+    lines = out.read_bytes().splitlines(keepends=True)
+    assert old in lines[number - 1]
+    lines[number - 1] = lines[number - 1].replace(old, new, 1)
+    out.write_bytes(b"".join(lines))
+    return lines[number - 1]
+
+
+def test_a_damaged_middle_record_is_named_and_repair_moves_it_aside(pool, tmp_path):
+    out = tmp_path / "runs.jsonl"
+    seeds = range(10)
+    whole = list(simulate_many(CloseCall(), seeds, executor=pool, out=out))
+    flipped = damage(out, 4, b'"steps":60', b'"steps":61')      # still valid JSON
+    broken = damage(out, 7, b'"records":{', b'"records":[')       # no longer JSON
+    name = re.escape(str(out))
+    for call in (lambda: next(simulate_many(CloseCall(), seeds, executor=pool, out=out)),
+                 lambda: read_results(out)):
+        with pytest.raises(ValueError, match=rf"^{name}, line 4: a damaged results record "
+                           r"\(its checksum does not match: a byte of it changed\) and 1 more; "
+                           rf"repair_results\('{name}'\) \(the batch command's --repair\)"):
+            call()
+    repair = repair_results(out)
+    assert repair.rejected == f"{out}.rejected" and repair.kept == 8
+    assert [number for number, _ in repair.lines] == [4, 7]
+    assert (tmp_path / "runs.jsonl.rejected").read_bytes() == flipped + broken
+    again = list(simulate_many(CloseCall(), seeds, executor=pool, out=out))
+    assert again == whole                               # the two seeds ran again
+    assert seeds_in_file(out) == list(seeds)
+    assert repair_results(out).lines == ()              # nothing more to move
 
 
 def test_a_refusal_says_so_and_an_error_from_elsewhere_does_not(pool, tmp_path):
@@ -328,6 +453,12 @@ def test_a_scenario_defined_in_main_runs_on_a_pool(tmp_path):
     (lambda: simulate_many(CloseCall(), [1], seed=3), TypeError,
      "seeds are simulate_many's second argument"),
     (lambda: simulate_many(CloseCall(), [1], max_step=3), TypeError, "max_step=3.*passes on only"),
+    (lambda: simulate_many(CloseCall(), [1], run_timeout=0), ValueError,
+     r"run_timeout must be > 0 seconds \(or None for no limit\), got 0"),
+    (lambda: simulate_many(CloseCall(), [1], run_timeout=-1.0), ValueError, "run_timeout.*-1.0"),
+    (lambda: simulate_many(CloseCall(), [1], run_timeout="5"), TypeError, "run_timeout.*'5'"),
+    (lambda: simulate_many(CloseCall(), [1], run_timeout=5, executor=cf.ThreadPoolExecutor),
+     ValueError, "run_timeout=5.0 needs the default process pool or a Dask client"),
 ])
 def test_bad_arguments_are_refused_before_anything_runs(call, error, match):
     with pytest.raises(error, match=match):

@@ -25,9 +25,13 @@ from support.batch_scenarios import (
     CloseCall,
     Doomed,
     Flaky,
+    KillsOnRerun,
     Slow,
+    Stuck,
+    assert_no_leftovers,
     comparable,
     fast,
+    marked_processes,
     seeds_in_file,
     serial,
     stop_after_results,
@@ -39,8 +43,8 @@ distributed = pytest.importorskip(
 
 @pytest.fixture(autouse=True)
 def watchdog():
-    """No test here may hang: after 150 s the process dumps every thread's stack and exits."""
-    faulthandler.dump_traceback_later(150, exit=True)
+    """No test here may hang: after 240 s the process dumps every thread's stack and exits."""
+    faulthandler.dump_traceback_later(240, exit=True)
     yield
     faulthandler.cancel_dump_traceback_later()
 
@@ -60,8 +64,9 @@ def client():
 
 @pytest.fixture
 def cluster_of_two(client):
-    """The client, its two workers up (a test before may have killed one)."""
-    client.wait_for_workers(2, timeout=60)
+    """The client, its two workers up (a test before may have killed one: its nanny restarts
+    it, which took over a minute on a loaded 2-core machine)."""
+    client.wait_for_workers(2, timeout=150)
     return client
 
 
@@ -158,29 +163,6 @@ def command(work, *args, mark=""):
     return [sys.executable, "-c", MAIN, *map(str, args)], {"cwd": work, "env": env}
 
 
-def marked_processes(mark):
-    """The pids of processes whose environment holds ``CVCCLOCK_TEST_MARK=mark``."""
-    needle = f"CVCCLOCK_TEST_MARK={mark}\0".encode()
-    found = []
-    for environ in Path("/proc").glob("[0-9]*/environ"):
-        try:
-            if needle in environ.read_bytes():
-                found.append(int(environ.parent.name))
-        except OSError:        # gone meanwhile, or not ours to read
-            pass
-    return found
-
-
-def assert_no_leftovers(mark):
-    """No process of the command's is left: its cluster's workers ended with it."""
-    if not Path("/proc/self/environ").exists():
-        return
-    deadline = time.monotonic() + 20
-    while (left := marked_processes(mark)):
-        assert time.monotonic() < deadline, f"processes left running: {left}"
-        time.sleep(0.2)
-
-
 def test_workers_that_cannot_import_the_scenario_say_so(cluster_of_two, user_dir):
     # The cluster's workers run with the tests' path, which lacks closecall.py's directory.
     argv, options = command(user_dir, "closecall:CloseCall", "--seeds", "0:6",
@@ -254,3 +236,67 @@ def test_a_dask_n_batch_stopped_closes_its_cluster_and_resumes(user_dir, tmp_pat
     assert again.returncode == 0, again.stderr
     assert seeds_in_file(out) == list(range(400))                 # each seed once
     assert read_results(out) == serial(fast(Slow()), range(400))
+
+
+# -- lost after finishing, a cluster without workers -------------------------------------------
+
+
+@POSIX_SIGNALS
+def test_a_result_lost_with_its_worker_after_its_task_finished_is_a_lost_chunk(cluster_of_two,
+                                                                              tmp_path):
+    """The worker holding a finished chunk's result dies before the result is fetched; Dask
+    computes the chunk again, which now kills its workers: KilledWorker, which the backend
+    hands back as the chunk lost (to split or fail), never raises."""
+    from cvcclock.batch._executors import Chunk, DaskBackend, Lost, dump_scenario
+
+    marker = tmp_path / "ran"
+    backend = DaskBackend(cluster_of_two, (dump_scenario(KillsOnRerun(5, marker)), {}, None))
+    chunk = Chunk((5,))
+    backend.submit(chunk)
+    deadline = time.monotonic() + 60
+    while not (holders := [w for ws in cluster_of_two.who_has().values() for w in ws]):
+        assert time.monotonic() < deadline, "the chunk never finished"
+        time.sleep(0.05)
+    os.kill(cluster_of_two.run(os.getpid, workers=holders)[holders[0]], signal.SIGKILL)
+    try:
+        outcomes = backend.wait(block=True)
+    finally:
+        backend.close(interrupted=True)
+    assert marker.exists()
+    assert len(outcomes) == 1 and isinstance(outcomes[0], Lost)
+    lost = outcomes[0]
+    assert lost.chunk is chunk and lost.attributed
+    assert isinstance(lost.error, distributed.KilledWorker)
+
+
+def test_a_dask_cluster_without_workers_ends_the_batch_after_a_bounded_wait(monkeypatch):
+    from cvcclock.batch import _executors
+
+    monkeypatch.setattr(_executors, "NO_WORKERS_WAIT", 2.0)
+    monkeypatch.setattr(_executors, "_DASK_POLL", 0.2)
+    cluster = distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
+                                       dashboard_address=None, silence_logs=logging.CRITICAL)
+    try:
+        with distributed.Client(cluster, timeout=60) as client:
+            client.wait_for_workers(1, timeout=60)
+            batch = simulate_many(Slow(), range(200), executor=client, chunk_size=2)
+            next(batch)
+            cluster.scale(0)                              # every worker goes, none comes back
+            started = time.monotonic()
+            with pytest.raises(RuntimeError, match="the Dask cluster of the batch has had no "
+                               "worker for 2 s, with .* chunks of seeds waiting for one"):
+                list(batch)
+            assert time.monotonic() - started < 30
+    finally:
+        cluster.close(timeout=30)
+
+
+def test_a_stuck_run_on_dask_times_out_and_its_worker_is_restarted(cluster_of_two):
+    seeds = range(8)
+    got = list(simulate_many(Stuck(victim=2), seeds, executor=cluster_of_two, run_timeout=2.0))
+    stuck = got[2]
+    assert isinstance(stuck, FailedRun) and stuck.error_type == "TimeoutError", stuck
+    assert "run_timeout=2 s" in stuck.message and "its worker process was replaced" in \
+        stuck.message
+    assert got[:2] + got[3:] == serial(Stuck(victim=2), [s for s in seeds if s != 2])
+    cluster_of_two.wait_for_workers(2, timeout=150)         # the restarted worker is back

@@ -12,7 +12,14 @@ import numpy
 import pytest
 from test_batch import CloseCall, Flaky
 
-from cvcclock.batch._records import decode_record, encode_record, read_head, run_records
+from cvcclock.batch._records import (
+    BatchKey,
+    check_line,
+    decode_record,
+    encode_record,
+    read_head,
+    run_records,
+)
 from cvcclock.scenario import (
     FailedRun,
     Scenario,
@@ -71,8 +78,12 @@ ODD = {
 }
 
 
+def key(scenario="m:S", **options):
+    return BatchKey(scenario, options, 0.1, {}, 1)
+
+
 def roundtrip(result):
-    return decode_record(encode_record(result, "m:S", {"max_steps": 3}))
+    return decode_record(encode_record(result, key(max_steps=3)))
 
 
 def test_the_readme_scenario_round_trips_exactly():
@@ -98,7 +109,7 @@ def test_every_kind_of_value_round_trips_with_its_type_and_shape():
 
 def test_nan_is_tagged_so_the_file_stays_strict_json():
     result = simulate(Odd({"nan": math.nan, "nested": (1.0, [math.nan])}), seed=0, max_steps=1)
-    line = encode_record(result, "m:S", {})
+    line = encode_record(result, key())
     json.loads(line, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     final = decode_record(line).records_final
     assert (math.isnan(final["nan"]) and math.isnan(final["nested"][1][0])
@@ -113,7 +124,8 @@ def test_a_numpy_array_is_kept_pickled():
 
 def test_a_value_that_can_be_neither_written_nor_pickled_fails_its_run_only():
     scenario = CloseCall()
-    results, lines = run_records(Odd({"lambda": lambda: 1}), [0], {"max_steps": 2}, "test:Odd")
+    results, lines = run_records(Odd({"lambda": lambda: 1}), [0], {"max_steps": 2},
+                                 key("test:Odd", max_steps=2))
     failed = pickle.loads(results[0])
     assert isinstance(failed, FailedRun) and failed.seed == 0
     assert failed.error_type == "TypeError" and "result cannot be pickled" in failed.message
@@ -123,13 +135,16 @@ def test_a_value_that_can_be_neither_written_nor_pickled_fails_its_run_only():
 
 
 def test_lines_are_keyed_in_a_fixed_order_for_resuming():
-    results, lines = run_records(Flaky(), [3, 4], {"max_steps": 40}, "test_batch:Flaky")
+    results, lines = run_records(Flaky(), [3, 4], {"max_steps": 40},
+                                 key("test_batch:Flaky", max_steps=40))
     heads = [read_head(line.encode() + b"\n") for line in lines]
-    assert [(h.seed, h.failed, h.scenario, h.options) for h in heads] == [
-        (3, True, "test_batch:Flaky", '{"max_steps":40}'),
-        (4, False, "test_batch:Flaky", '{"max_steps":40}')]
+    key_text = '{"dt":0.1,"trace_format":1,"attributes":{}}'
+    assert [(h.seed, h.failed, h.scenario, h.options, h.key) for h in heads] == [
+        (3, True, "test_batch:Flaky", '{"max_steps":40}', key_text),
+        (4, False, "test_batch:Flaky", '{"max_steps":40}', key_text)]
     record = json.loads(lines[1])
-    assert list(record)[:5] == ["seed", "status", "scenario", "options", "version"]
+    assert list(record)[:6] == ["seed", "status", "scenario", "options", "version", "key"]
+    assert list(record)[-1] == "crc" and all(check_line(line.encode()) is None for line in lines)
     assert record["termination_type"] == "time limit" and record["steps"] == 40
     assert record["actions"][0] == {
         "ego": [{"$dataclass": "cvcclock.scenario:Throttle", "value": 0.5}],
@@ -149,7 +164,7 @@ def test_a_line_that_is_not_a_whole_record_is_a_value_error(line):
 
 
 def test_results_compare_equal_after_decoding_and_failed_runs_too():
-    results, lines = run_records(Flaky(), range(10), {}, "test_batch:Flaky")
+    results, lines = run_records(Flaky(), range(10), {}, key("test_batch:Flaky"))
     decoded = [decode_record(line) for line in lines]
     assert decoded == [pickle.loads(r) for r in results]
     assert {type(r) for r in decoded} == {SimulationResult, FailedRun}

@@ -20,11 +20,16 @@ import pytest
 
 from cvcclock.scenario import read_results
 from support.batch_scenarios import (
+    POSIX_SIGNALS,
     CloseCall,
     Flaky,
     Slow,
+    assert_no_leftovers,
     comparable,
     fast,
+    kill_marked,
+    marked_env,
+    marked_processes,
     serial,
     stop_after_results,
 )
@@ -49,9 +54,9 @@ def batch(*args, timeout=60):
                           text=True, cwd=TESTS, timeout=timeout)
 
 
-def start_batch(*args):
+def start_batch(*args, env=None):
     return subprocess.Popen([sys.executable, "-c", MAIN, *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=TESTS)
+                            stderr=subprocess.PIPE, text=True, cwd=TESTS, env=env)
 
 
 def test_a_batch_prints_its_summary_and_exits_0(tmp_path):
@@ -83,6 +88,13 @@ def test_failed_runs_exit_1_and_are_listed_max_steps_applies(tmp_path):
     ([CLOSE_CALL, "--seeds", "5:5"], "needs START < STOP"),
     ([CLOSE_CALL, "--seeds", "a:9"], "--seeds must be START:STOP, two integers"),
     ([CLOSE_CALL, "--seeds=-3:9"], "--seeds START must be >= 0, got -3"),
+    ([CLOSE_CALL, "--seeds", "-3:0"], "--seeds START must be >= 0, got -3"),   # a value, not
+    ([CLOSE_CALL, "--out", "x", "--seeds", "-3:0"], "--seeds START must be >= 0"),  # an option
+    ([CLOSE_CALL, "--seeds", "0:9", "--run-timeout", "0"],
+     "--run-timeout must be > 0 seconds"),
+    ([CLOSE_CALL, "--seeds", "0:9", "--run-timeout", "soon"],
+     "--run-timeout must be a number of seconds, got 'soon'"),
+    ([CLOSE_CALL, "--seeds", "0:9", "--repair"], "--repair repairs the --out file: give --out"),
     ([CLOSE_CALL, "--seeds", "0:9", "--workers", "0"], "--workers must be >= 1, got 0"),
     ([CLOSE_CALL, "--seeds", "0:9", "--workers", "two"],
      "--workers must be an integer, got 'two'"),
@@ -111,7 +123,8 @@ def test_an_out_file_of_another_batch_exits_2(tmp_path):
     proc = batch(CLOSE_CALL, "--seeds", "0:3", "--workers", 1, "--out", out,
                  "--max-steps", 9)
     assert proc.returncode == 2
-    assert f"holds results of scenario {CLOSE_CALL} with options {{}}" in proc.stderr
+    assert re.search(r"holds results of another batch \(line 1, seed \d\): option max_steps: "
+                     "not set there, 9 here", proc.stderr), proc.stderr
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="Windows has no signal to send to one process")
@@ -165,3 +178,64 @@ def test_a_stop_that_a_destructor_swallowed_still_stops_the_batch(monkeypatch):
         with pytest.raises(KeyboardInterrupt):
             list(batch_command._unless_stopped(iter(range(3)), received))
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_seeds_starting_with_a_minus_are_the_value_of_seeds(tmp_path):
+    proc = batch(CLOSE_CALL, "--seeds", "-0:3", "--workers", 1)       # -0 is 0
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].split() == ["runs", "3"]
+
+
+@POSIX_SIGNALS
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_batch_leaves_no_process_behind_and_resumes(tmp_path, signum):
+    """SIGKILL gives the batch no chance to clean up: its workers see it gone and exit, and
+    then its forkserver and resource tracker do; SIGTERM stops it as Ctrl-C does."""
+    out = tmp_path / "runs.jsonl"
+    mark = f"batch-kill-{os.getpid()}-{signum}"
+    args = ("support.batch_scenarios:Slow", "--seeds", "0:400", "--workers", 2, "--out", out)
+    proc = start_batch(*args, env=marked_env(mark))
+
+    def the_batch_has_its_workers():
+        running = marked_processes(mark)
+        assert proc.pid in running and len(running) >= 4, running   # + forkserver, 2 workers
+
+    try:
+        stderr = stop_after_results(proc, out, 10, signum, timeout=60,
+                                    before_stop=the_batch_has_its_workers)
+        assert proc.returncode == (-signal.SIGKILL if signum == signal.SIGKILL else 143), stderr
+        assert_no_leftovers(mark)
+    finally:
+        kill_marked(mark)
+    again = batch(*args, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert read_results(out) == serial(fast(Slow()), range(400))       # each seed once
+
+
+@POSIX_SIGNALS
+def test_run_timeout_fails_a_stuck_run_and_the_batch_goes_on(tmp_path):
+    proc = batch("support.batch_scenarios:Stuck", "--seeds", "0:8", "--workers", 2,
+                 "--run-timeout", "1.5", timeout=90)
+    assert proc.returncode == 1, proc.stderr
+    assert re.search(r"^    TimeoutError +1$", proc.stdout, re.MULTILINE), proc.stdout
+    assert "seeds 3" in proc.stdout
+
+
+def test_repair_moves_damaged_lines_aside_and_the_batch_resumes(tmp_path):
+    out = tmp_path / "runs.jsonl"
+    assert batch(CLOSE_CALL, "--seeds", "0:6", "--workers", 1, "--out", out).returncode == 0
+    lines = out.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2].replace(b'"steps":60', b'"steps":66', 1)
+    out.write_bytes(b"".join(lines))
+    refused = batch(CLOSE_CALL, "--seeds", "0:6", "--workers", 1, "--out", out)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines()[-1].startswith(
+        f"cvcclock batch: error: {out}, line 3: a damaged results record (its checksum does "
+        "not match")
+    assert "--repair" in refused.stderr
+    proc = batch(CLOSE_CALL, "--seeds", "0:6", "--workers", 1, "--out", out, "--repair")
+    assert proc.returncode == 0, proc.stderr
+    assert (f"moved 1 damaged line(s) of {out} (line 3) to {out}.rejected; their seeds run "
+            "again") in proc.stderr
+    assert (tmp_path / "runs.jsonl.rejected").read_bytes() == lines[2]
+    assert read_results(out) == serial(CloseCall(), range(6))

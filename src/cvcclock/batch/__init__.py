@@ -4,7 +4,8 @@
 chunks on the executor, and yields the results in seed order, ``==`` to serial runs; a run
 that raises becomes a :class:`FailedRun`; with ``out=`` every result is appended to a JSON
 Lines results file as it completes, and the same call again resumes. :func:`read_results`
-reads such a file back; :func:`summarize` counts and describes a batch.
+reads such a file back, :func:`repair_results` moves its damaged lines aside;
+:func:`summarize` counts and describes a batch.
 
 The wing stands on :mod:`cvcclock.scenario`, which knows nothing of it (``from
 cvcclock.scenario import simulate_many`` still works: a lazy re-export of this module's
@@ -12,14 +13,14 @@ names).
 """
 
 from cvcclock._public import publish
-from cvcclock.batch._file import read_results
+from cvcclock.batch._file import Repair, read_results, repair_results
 from cvcclock.batch._progress import ProgressCallback
 from cvcclock.batch._records import BatchResult, FailedRun
 from cvcclock.batch._simulate import TARGET_CHUNK_SECONDS, Executor, refused, simulate_many
 from cvcclock.batch._summary import BatchSummary, Statistic, summarize
 
 __all__ = ["TARGET_CHUNK_SECONDS", "BatchResult", "BatchSummary", "Executor", "FailedRun",
-           "ProgressCallback", "Statistic", "read_results", "refused", "simulate_many",
-           "summarize"]
+           "ProgressCallback", "Repair", "Statistic", "read_results", "refused",
+           "repair_results", "simulate_many", "summarize"]
 
 publish(__name__, globals(), __all__)

@@ -4,13 +4,16 @@ A record is one line of JSON: a completed run's result or a failed run (:class:`
 
 A line is a JSON object whose first members are always, in this order, ``seed``,
 ``status`` (``"completed"`` or ``"failed"``), ``scenario`` (``"module:QualifiedName"``),
-``options`` (the keyword arguments given to ``simulate``) and ``version`` (of this format,
-now 1), so a resumed batch reads the seeds already done without parsing whole records.
-A completed run then has ``termination_type`` (its value, e.g. ``"scenario complete"``),
-``termination_reason``, ``run_seed``, ``rejections``, ``rejection_reasons``, ``steps``,
-``dt``, ``records_final``, ``records_initial``, ``records`` (name -> ``[[step, value], ...]``),
-``trajectory`` and ``actions``; a failed run has ``error_type``, ``message`` and
-``traceback``.
+``options`` (the keyword arguments given to ``simulate``), ``version`` (of this format,
+now 2) and ``key`` (the rest of what decides a run: :class:`BatchKey`), so a resumed batch
+reads the seeds already done, and checks that they are this batch's, without parsing whole
+records. A completed run then has ``termination_type`` (its value, e.g. ``"scenario
+complete"``), ``termination_reason``, ``run_seed``, ``rejections``, ``rejection_reasons``,
+``steps``, ``dt``, ``records_final``, ``records_initial``, ``records`` (name -> ``[[step,
+value], ...]``), ``trajectory`` and ``actions``; a failed run has ``error_type``, ``message``
+and ``traceback``. The last member is ``crc``, the CRC-32 of the line's text before it (8
+hex digits): a flipped byte anywhere in a record, even one that leaves valid JSON, is found
+when the file is opened. Lines of version 1 (no ``key``, no ``crc``) are still read.
 
 Values are exact: a float is written as its ``repr`` (which reads back to the same float)
 and everything JSON has no word for is tagged, so decoding gives an equal value of the
@@ -39,12 +42,15 @@ from __future__ import annotations
 import base64
 import dataclasses
 import enum
+import hashlib
 import importlib
 import json
 import math
 import pickle
 import re
 import traceback
+import types
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeAlias
 
@@ -52,11 +58,15 @@ from cvcclock.scenario.results import SimulationResult, TerminationType
 from cvcclock.scenario.runner import simulate
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["FORMAT_VERSION", "BatchResult", "FailedRun", "RecordHead", "decode_record",
-           "encode_record", "options_text", "read_head", "run_records", "scenario_reference"]
+__all__ = ["FORMAT_VERSION", "BatchKey", "BatchResult", "FailedRun", "RecordHead",
+           "check_line", "decode_record", "encode_record", "options_text", "read_head",
+           "run_records", "scenario_reference"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """The version of the line format, written in every line's ``version``."""
+
+_READS = (1, 2)
+"""The versions this reader reads: 1 had no ``key`` and no ``crc``."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,7 +135,8 @@ def scenario_reference(scenario: Scenario) -> str:
 
 
 def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, Any],
-                reference: str | None) -> tuple[list[bytes], list[str] | None]:
+                key: BatchKey | None, started: Callable[[int], None] | None = None
+                ) -> tuple[list[bytes], list[str] | None]:
     """Run ``simulate(scenario, seed=seed, **options)`` for each seed, ready to send back.
 
     A run that raises becomes a :class:`FailedRun`, and so does one whose result cannot be
@@ -138,8 +149,10 @@ def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, 
     options : mapping
         Keyword arguments for ``simulate``: JSON numbers and booleans only, written in every
         line as given (give them in a fixed key order).
-    reference : str or None
-        The scenario's ``"module:QualifiedName"`` to write lines, or None for no lines.
+    key : BatchKey or None
+        What decides the batch's runs, written in each line; None for no lines.
+    started : callable, optional
+        Called with each seed as its run starts.
 
     Returns
     -------
@@ -149,57 +162,58 @@ def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, 
     results: list[bytes] = []
     lines: list[str] = []
     for seed in seeds:
+        if started is not None:
+            started(seed)
         result: SimulationResult | FailedRun
         try:
             result = simulate(scenario, seed=seed, **options)
         except Exception as e:  # noqa: BLE001 -- a failing run is a result, not the batch's end
             result = FailedRun.from_exception(seed, e)
         try:
-            data, line = _pack(result, reference, options)
+            data, line = _pack(result, key)
         except Exception as e:  # noqa: BLE001 -- the same: this run's result cannot be kept
-            data, line = _pack(FailedRun.from_exception(seed, e), reference, options)
+            data, line = _pack(FailedRun.from_exception(seed, e), key)
         results.append(data)
         if line is not None:
             lines.append(line)
-    return results, None if reference is None else lines
+    return results, None if key is None else lines
 
 
-def _pack(result: SimulationResult | FailedRun, reference: str | None,
-          options: Mapping[str, Any]) -> tuple[bytes, str | None]:
+def _pack(result: SimulationResult | FailedRun, key: BatchKey | None) -> tuple[bytes, str | None]:
     try:
         data = pickle.dumps(result)
     except Exception as e:
         raise TypeError(
             f"the run's result cannot be pickled to send it back from the worker: {e}") from e
-    return data, None if reference is None else encode_record(result, reference, options)
+    return data, None if key is None else encode_record(result, key)
 
 
-def encode_record(result: SimulationResult | FailedRun, scenario: str,
-                  options: Mapping[str, Any]) -> str:
+def encode_record(result: SimulationResult | FailedRun, key: BatchKey) -> str:
     """The line of a result.
 
     Parameters
     ----------
     result : SimulationResult or FailedRun
-    scenario : str
-        ``"module:QualifiedName"``, as :func:`scenario_reference` gives it.
-    options : mapping
-        The ``simulate`` keyword arguments of the batch.
+    key : BatchKey
+        What decided the run, written in the line's head.
 
     Returns
     -------
     str
-        Without a line end.
+        Without a line end; its ``crc`` last.
 
     Raises
     ------
     TypeError
         If a value in the result can be neither written as JSON nor pickled.
     """
-    head = {"scenario": scenario, "options": dict(options), "version": FORMAT_VERSION}
+    head = {"scenario": key.scenario, "options": dict(key.options), "version": FORMAT_VERSION,
+            "key": key.members()}
     if isinstance(result, FailedRun):
-        return _line(result.seed, "failed", head, _failed_body(result))
-    return _line(result.seed, "completed", head, _completed_body(result))
+        text = _line(result.seed, "failed", head, _failed_body(result))
+    else:
+        text = _line(result.seed, "completed", head, _completed_body(result))
+    return _with_crc(text)
 
 
 def options_text(options: Mapping[str, Any]) -> str:
@@ -214,6 +228,223 @@ def options_text(options: Mapping[str, Any]) -> str:
     str
     """
     return _dumps(_tag_non_finite(dict(options)))   # time_limit=math.inf, as lines write it
+
+
+# -- the checksum ----------------------------------------------------------------------------
+
+_CRC = re.compile(rb',"crc":"([0-9a-f]{8})"\}$')
+_CRC_LENGTH = len(',"crc":"00000000"}')
+
+
+def _with_crc(text: str) -> str:
+    body = text[:-1]                    # the record without its closing brace
+    return f'{body},"crc":"{zlib.crc32(body.encode()):08x}"}}'
+
+
+def check_line(line: bytes) -> str | None:
+    """What is wrong with a line of a results file, in words, or None if nothing is.
+
+    A line of version 2 must end with the CRC-32 of what comes before it; one of version 1,
+    which has none, must be JSON. No value is decoded.
+
+    Parameters
+    ----------
+    line : bytes
+        With or without its line end.
+
+    Returns
+    -------
+    str or None
+    """
+    line = line.rstrip(b"\n")
+    head = read_head(line)
+    if head is None:
+        return "not a cvcclock results record"
+    if head.version == 1:
+        try:
+            json.loads(line)
+        except ValueError as e:
+            return f"not valid JSON ({e})"
+        return None
+    m = _CRC.search(line)
+    if m is None:
+        return "it has no checksum at its end (cut short?)"
+    if zlib.crc32(line[:-_CRC_LENGTH]) != int(m[1], 16):
+        return "its checksum does not match: a byte of it changed"
+    return None
+
+
+# -- what decides a run ----------------------------------------------------------------------
+
+_ATTRIBUTE_TEXT = 64
+"""An attribute whose canonical text is longer is written as a SHA-256 prefix of it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchKey:
+    """Everything that decides a batch's runs but the seed: what its results file is keyed by.
+
+    A rerun with the same ``out`` reuses the runs recorded there only if its key is equal;
+    otherwise :meth:`differences` names what differs. The scenario's code is not in it (a
+    changed ``setup`` is the user's to know about); its instance attributes, as pickle sends
+    them to the workers, are.
+
+    Attributes
+    ----------
+    scenario : str
+        ``"module:QualifiedName"`` of its class.
+    options : mapping
+        The ``simulate`` keyword arguments as given (``max_steps``, ``time_limit``, ...).
+    dt : float
+        The time step the runs take (the ``dt`` option, else the scenario's).
+    attributes : mapping of str to str
+        Each instance attribute's canonical text, or ``"sha256:..."`` of it when long.
+    trace_format : int
+        The trace format version of this cvcclock (``cvcclock.replay.FORMAT_VERSION``).
+    """
+
+    scenario: str
+    options: Mapping[str, Any]
+    dt: float
+    attributes: Mapping[str, str]
+    trace_format: int
+
+    @classmethod
+    def of(cls, scenario: Scenario, options: Mapping[str, Any], dt: float,
+           trace_format: int) -> BatchKey:
+        """The key of a batch of ``scenario`` run with ``options`` at time step ``dt``.
+
+        Parameters
+        ----------
+        scenario : Scenario
+        options : mapping
+        dt : float
+        trace_format : int
+
+        Returns
+        -------
+        BatchKey
+        """
+        return cls(scenario_reference(scenario), dict(options), dt, _attributes(scenario),
+                   trace_format)
+
+    def members(self) -> dict[str, Any]:
+        """A line's ``key`` object: all but the scenario and the options, which have theirs."""
+        return {"dt": self.dt, "trace_format": self.trace_format,
+                "attributes": dict(self.attributes)}
+
+    def differences(self, head: RecordHead) -> list[str]:
+        """What differs between this key and the one in a line's ``head``, in words.
+
+        Parameters
+        ----------
+        head : RecordHead
+
+        Returns
+        -------
+        list of str
+            Empty when the line is this batch's.
+        """
+        found = []
+        if head.scenario != self.scenario:
+            found.append(f"the scenario: {head.scenario} there, {self.scenario} here")
+        if head.options != options_text(self.options):
+            found.extend(_named(json.loads(head.options),
+                                json.loads(options_text(self.options)), "option {}"))
+        if head.key is None:
+            # A line of version 1 says no more: it is this batch's only if there is no more.
+            if self.attributes:
+                found.append(f"the scenario's attributes ({', '.join(self.attributes)}): that "
+                             "line, written by an older cvcclock, does not record them")
+            return found
+        theirs, ours = json.loads(head.key), self.members()
+        for name in ("dt", "trace_format"):
+            if theirs.get(name) != ours[name]:
+                found.append(f"{name}: {theirs.get(name)!r} there, {ours[name]!r} here")
+        found.extend(_named(theirs.get("attributes", {}), ours["attributes"],
+                            "the scenario's attribute {}"))
+        return found
+
+
+def _named(theirs: dict[str, Any], ours: dict[str, Any], what: str) -> list[str]:
+    names = sorted(set(theirs) | set(ours))
+    return [f"{what.format(name)}: {_shown(theirs, name)} there, {_shown(ours, name)} here"
+            for name in names if (name in theirs) != (name in ours)
+            or theirs[name] != ours[name]]
+
+
+def _shown(values: dict[str, Any], name: str) -> str:
+    if name not in values:
+        return "not set"
+    value = values[name]
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _attributes(scenario: Scenario) -> dict[str, str]:
+    """Each instance attribute's canonical text: what pickle sends of the scenario.
+
+    ``__getstate__`` gives the instance dict (with slots, as a pair), or what the class
+    says travels; each value is written canonically (dicts and sets sorted, floats by
+    ``repr``, objects as their class and state), so equal states give equal texts in any
+    process, whatever the hash seed.
+    """
+    state = scenario.__getstate__()
+    if state is None:                   # no instance attribute
+        state = {}
+    if isinstance(state, tuple) and len(state) == 2 and all(
+            part is None or isinstance(part, dict) for part in state):
+        state = {**(state[0] or {}), **(state[1] or {})}
+    if not isinstance(state, dict):
+        state = {"__getstate__": state}
+    texts = {}
+    for name in sorted(state, key=str):
+        text = _canonical_text(state[name])
+        if len(text) > _ATTRIBUTE_TEXT:
+            text = "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:32]
+        texts[str(name)] = text
+    return texts
+
+
+def _canonical_text(value: Any) -> str:
+    try:
+        return json.dumps(_canonical(value, frozenset()), ensure_ascii=False,
+                          separators=(",", ":"))
+    except RecursionError:       # nested deeper than the stack: its pickle stands for it
+        return "pickle:" + hashlib.sha256(pickle.dumps(value)).hexdigest()
+
+
+def _canonical(value: Any, seen: frozenset[int]) -> Any:
+    kind = type(value)
+    if value is None or kind in (bool, int, str):
+        return value
+    if kind is float:
+        return value        # json writes its repr: -0.0, NaN and Infinity are kept apart
+    if isinstance(value, enum.Enum):
+        return {"$enum": f"{kind.__module__}:{kind.__qualname__}", "name": value.name}
+    if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return {"$ref": f"{getattr(value, '__module__', None)}:{value.__qualname__}"}
+    if id(value) in seen:
+        return {"$cycle": None}
+    seen = seen | {id(value)}
+    if kind in (list, tuple):
+        return {"$" + kind.__name__: [_canonical(v, seen) for v in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"$set": sorted(json.dumps(_canonical(v, seen)) for v in value)}
+    if isinstance(value, Mapping):
+        pairs = [[_canonical(k, seen), _canonical(v, seen)] for k, v in value.items()]
+        return {"$dict": sorted(pairs, key=json.dumps)}
+    ref = f"{kind.__module__}:{kind.__qualname__}"
+    try:
+        state = value.__getstate__()
+    except Exception:  # noqa: BLE001 -- a class whose state is not for us: its pickle decides
+        state = None
+    if isinstance(state, dict) and state:
+        return {"$object": ref, "state": _canonical(state, seen)}
+    try:
+        data = pickle.dumps(value)
+    except Exception:  # noqa: BLE001 -- sending the scenario would refuse it, not this
+        return {"$object": ref, "repr": repr(value)}
+    return {"$object": ref, "pickle": hashlib.sha256(data).hexdigest()}
 
 
 def _line(seed: int, status: str, head: dict[str, Any], body: dict[str, Any]) -> str:
@@ -342,9 +573,12 @@ _ENCODER = _Encoder()
 # -- the reader's side: lines to results ----------------------------------------------------
 
 
+_STRING = rb'"(?:[^"\\]|\\.)*"'
+_FLAT = rb'\{(?:[^{}"]|' + _STRING + rb')*\}'
 _HEAD = re.compile(rb'\{"seed":(-?\d+),"status":"(completed|failed)",'
-                   rb'"scenario":("(?:[^"\\]|\\.)*"),'
-                   rb'"options":(\{(?:[^{}]|\{[^{}]*\})*\}),"version":(\d+),')
+                   rb'"scenario":(' + _STRING + rb'),'
+                   rb'"options":(\{(?:[^{}]|\{[^{}]*\})*\}),"version":(\d+),'
+                   rb'(?:"key":(\{(?:[^{}"]|' + _STRING + rb'|' + _FLAT + rb')*\}),)?')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -359,16 +593,21 @@ class RecordHead:
         ``"module:QualifiedName"``.
     options : str
         The ``options`` object's JSON text, as written.
+    key : str or None
+        The ``key`` object's JSON text, as written; None in a line of version 1.
+    version : int
     """
 
     seed: int
     failed: bool
     scenario: str
     options: str
+    key: str | None = None
+    version: int = FORMAT_VERSION
 
 
 def read_head(line: bytes) -> RecordHead | None:
-    """The head of a line, or None if the line does not start like a record of this format.
+    """The head of a line, or None if the line does not start like a record this reads.
 
     Parameters
     ----------
@@ -379,9 +618,13 @@ def read_head(line: bytes) -> RecordHead | None:
     RecordHead or None
     """
     m = _HEAD.match(line)
-    if m is None or int(m[5]) != FORMAT_VERSION:
+    if m is None:
         return None
-    return RecordHead(int(m[1]), m[2] == b"failed", json.loads(m[3]), m[4].decode())
+    version = int(m[5])
+    if version not in _READS or (m[6] is None) != (version == 1):
+        return None
+    return RecordHead(int(m[1]), m[2] == b"failed", json.loads(m[3]), m[4].decode(),
+                      None if m[6] is None else m[6].decode(), version)
 
 
 def decode_record(line: str | bytes) -> SimulationResult | FailedRun:
@@ -403,8 +646,9 @@ def decode_record(line: str | bytes) -> SimulationResult | FailedRun:
     """
     try:
         d = json.loads(line, object_hook=_untag)
-        if d["version"] != FORMAT_VERSION:
-            raise ValueError(f"format version {d['version']!r}, this reader knows {FORMAT_VERSION}")
+        if d["version"] not in _READS:
+            raise ValueError(f"format version {d['version']!r}, this reader knows "
+                             f"{', '.join(map(str, _READS))}")
         if d["status"] == "failed":
             return FailedRun(d["seed"], d["error_type"], d["message"], d["traceback"])
         return SimulationResult(

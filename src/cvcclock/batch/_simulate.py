@@ -24,9 +24,18 @@ do not leave workers idle.
 
 A worker that dies: its chunks are run again. A chunk lost twice is split into single
 seeds, each run alone (on Dask, which names the task that keeps killing workers, that
-chunk is split at once, and a seed it names again runs alone); a seed whose worker dies
-while it runs alone becomes a :class:`FailedRun`, so a run that crashes the interpreter
-ends its own seed and not the batch.
+chunk is split at once, and a seed it names again runs alone). A seed alone whose worker
+dies is run again, in a fresh pool, up to three times (``DEATHS_ALONE``) before it becomes a
+:class:`FailedRun` saying how many times it died (on Dask, once: a ``KilledWorker``
+already means that the task was on several workers that died), so a run that crashes the
+interpreter ends its own seed and not the batch, and a worker that died once of something
+else (the OOM killer) costs nothing. A run that goes on past ``run_timeout`` has its worker
+killed and becomes a FailedRun saying it timed out; the chunks that went down with that
+worker run again, uncounted.
+
+Results come back in phases: the worker's pickled results are unpickled here one by one
+(:func:`_unpacked`: one that will not unpickle becomes its seed's FailedRun), then kept,
+written, and counted.
 """
 
 from __future__ import annotations
@@ -46,20 +55,21 @@ from cvcclock.batch._executors import (
     DaskBackend,
     Done,
     FuturesBackend,
+    LocalPool,
     Lost,
+    Outcome,
+    TimedOut,
     cpu_count,
     dump_scenario,
     is_dask_client,
-    local_pool,
 )
 from cvcclock.batch._file import ResultsFile
 from cvcclock.batch._progress import ProgressCallback, Reporter, reporter
 from cvcclock.batch._records import (
+    BatchKey,
     BatchResult,
     FailedRun,
     encode_record,
-    options_text,
-    scenario_reference,
 )
 from cvcclock.checks import (
     check_bool,
@@ -68,17 +78,21 @@ from cvcclock.checks import (
     check_seconds,
     check_seed,
     check_time_limit,
+    check_wall_limit,
 )
+from cvcclock.replay import FORMAT_VERSION as TRACE_FORMAT_VERSION
 from cvcclock.scenario.runner import check_dt
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["TARGET_CHUNK_SECONDS", "Executor", "refused", "simulate_many"]
+__all__ = ["DEATHS_ALONE", "TARGET_CHUNK_SECONDS", "Executor", "refused", "simulate_many"]
 
 TARGET_CHUNK_SECONDS = 0.1
 """The work a chunk aims at, in seconds of the workers' time (see the module doc)."""
 
 _MAX_CHUNK = 10_000
 _LOSSES_BEFORE_SPLIT = 2
+DEATHS_ALONE = 3
+"""How many times a seed's worker may die while it runs alone before the seed fails."""
 _OPTIONS: dict[str, Callable[[Any], Any]] = {
     "max_steps": lambda v: check_count(v, "max_steps"),
     "time_limit": check_time_limit,
@@ -102,7 +116,7 @@ class _Batch:
     """A checked call of simulate_many."""
 
     scenario: bytes
-    reference: str
+    key: BatchKey
     seeds: list[int]
     options: dict[str, Any]
     executor: Executor
@@ -110,12 +124,14 @@ class _Batch:
     chunk_size: int | None
     out: str | None
     report: Reporter
+    run_timeout: float | None
 
 
 def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executor | None = None,
                   workers: int | None = None, chunk_size: int | None = None,
                   out: str | os.PathLike[str] | None = None,
                   progress: bool | ProgressCallback | None = None,
+                  run_timeout: float | None = None,
                   **simulate_kwargs: Any) -> Iterator[BatchResult]:
     """Run ``simulate(scenario, seed=seed, **simulate_kwargs)`` for every seed, in parallel.
 
@@ -148,12 +164,20 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
         A JSON Lines results file, appended as runs complete. Seeds already in it are not
         run again but read from it, and a partial last line left by a crash is removed:
         rerunning an interrupted batch with the same ``out`` finishes it. It must hold
-        results of the same scenario class and ``simulate_kwargs`` only.
+        results of the same batch only: the same scenario (module, class and instance
+        attributes), time step, ``simulate_kwargs`` and trace format. Every line is
+        checked when it is opened; :func:`repair_results` moves damaged ones aside.
     progress : bool or callable, optional
         None: when stdout is a terminal, a tqdm bar (a plain line rewritten in place
         without tqdm); True: always a tqdm bar; False: nothing; a callable
         ``progress(done, total, failed)``: called as runs complete (raising from it stops
         the batch).
+    run_timeout : float, optional
+        A wall-clock limit on each run, in seconds (default: none). A run that goes on
+        longer has its worker process killed (and replaced) and becomes a
+        :class:`FailedRun` of type ``TimeoutError``; the batch goes on. With the default
+        pool, or a Dask client (whose workers must have nannies, which restart them);
+        not with another executor, whose workers are not the batch's to kill.
     **simulate_kwargs
         ``max_steps``, ``time_limit``, ``max_iterations``, ``dt``,
         ``raise_guard_violations``: passed to every ``simulate`` call, and checked here
@@ -165,20 +189,23 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
     ------
     SimulationResult or FailedRun
         One per seed: the run's result, or how it failed (its exception's type, message
-        and traceback, or that its worker process died each time it ran it).
+        and traceback; that its worker process died each time it ran it, and how many
+        times; that it timed out; or that its result would not unpickle here).
 
     Raises
     ------
     TypeError, ValueError
         Bad arguments (before anything runs), naming the argument and the value.
     ValueError
-        When iterated: ``out`` holds results of another batch, or is not a results file.
+        When iterated: ``out`` holds results of another batch (naming what differs), is
+        damaged (naming the line) or is not a results file.
     RuntimeError
-        When iterated: another batch is writing to ``out``.
+        When iterated: another batch is writing to ``out``; or a Dask cluster has had no
+        worker for ``NO_WORKERS_WAIT`` (300) seconds.
     """
     try:
         batch = _check(scenario, seeds, executor, workers, chunk_size, out, progress,
-                       simulate_kwargs)
+                       run_timeout, simulate_kwargs)
     except (TypeError, ValueError) as error:
         _refusal(error)
         raise
@@ -217,11 +244,17 @@ def refused(error: BaseException) -> bool:
 
 def _check(scenario: Scenario, seeds: Iterable[int], executor: Executor, workers: int | None,
            chunk_size: int | None, out: str | os.PathLike[str] | None,
-           progress: bool | ProgressCallback | None, simulate_kwargs: dict[str, Any]) -> _Batch:
+           progress: bool | ProgressCallback | None, run_timeout: float | None,
+           simulate_kwargs: dict[str, Any]) -> _Batch:
     if not isinstance(scenario, Scenario):
         raise TypeError(f"scenario must be a Scenario instance, got {scenario!r}")
     options = _check_options(simulate_kwargs)
-    check_dt(scenario, options.get("dt"))     # here, not once per run in the workers
+    dt = check_dt(scenario, options.get("dt"))     # here, not once per run in the workers
+    run_timeout = check_wall_limit(run_timeout, "run_timeout")
+    if run_timeout is not None and executor is not None and not is_dask_client(executor):
+        raise ValueError(f"run_timeout={run_timeout!r} needs the default process pool or a "
+                         "Dask client: a stuck run's worker is killed, and the workers of "
+                         "an executor of yours are not the batch's to kill")
     if workers is not None:
         if executor is not None:
             raise ValueError(f"workers={workers!r} sizes the default process pool; "
@@ -235,9 +268,9 @@ def _check(scenario: Scenario, seeds: Iterable[int], executor: Executor, workers
         chunk_size = check_count(chunk_size, "chunk_size", minimum=1, maximum=_MAX_CHUNK)
     if out is not None:
         out = check_path(out, "out")
-    return _Batch(dump_scenario(scenario), scenario_reference(scenario), _check_seeds(seeds),
-                  options, executor, workers, chunk_size,
-                  out, reporter(progress))
+    return _Batch(dump_scenario(scenario),
+                  BatchKey.of(scenario, options, dt, TRACE_FORMAT_VERSION), _check_seeds(seeds),
+                  options, executor, workers, chunk_size, out, reporter(progress), run_timeout)
 
 
 def _check_options(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -359,23 +392,38 @@ class _Chunks:
         if chunk is self.alone:
             self.alone = None
 
-    def lost(self, chunk: Chunk, attributed: bool) -> list[int]:
+    def lost(self, outcome: Lost) -> list[int]:
         """Queue a lost chunk again; the seeds to blame (they become failed runs).
 
-        A seed is blamed only when its worker died while it ran alone. A pool cannot say
-        which chunk killed it, so a chunk lost twice is split into seeds that each run
+        A seed is blamed only when its worker died while it ran alone, ``DEATHS_ALONE``
+        times (a Dask ``KilledWorker`` once: Dask has retried it already). A pool cannot
+        say which chunk killed it, so a chunk lost twice is split into seeds that each run
         alone; Dask names the task, so its chunk is split at once and only a seed it names
-        runs alone.
+        runs alone. A chunk lost through no fault of its own runs again as it was.
         """
+        chunk = outcome.chunk
+        if outcome.blameless:
+            self._again.appendleft(chunk)
+            return []
         chunk.losses += 1
         if chunk.exclusive:
-            return list(chunk.seeds)
-        if attributed or chunk.losses >= _LOSSES_BEFORE_SPLIT:
-            alone = not attributed or len(chunk.seeds) == 1
+            chunk.deaths_alone += 1
+            if outcome.attributed or chunk.deaths_alone >= DEATHS_ALONE:
+                return list(chunk.seeds)
+            self._again.appendleft(chunk)       # alone again, in the fresh pool
+            return []
+        if outcome.attributed or chunk.losses >= _LOSSES_BEFORE_SPLIT:
+            alone = not outcome.attributed or len(chunk.seeds) == 1
             self._again.extend(Chunk((seed,), exclusive=alone) for seed in chunk.seeds)
         else:
             self._again.append(chunk)
         return []
+
+    def timed_out(self, outcome: TimedOut) -> None:
+        """Queue again the seeds of a timed-out chunk but the stuck one, uncounted."""
+        rest = tuple(seed for seed in outcome.chunk.seeds if seed != outcome.seed)
+        if rest:
+            self._again.appendleft(Chunk(rest))
 
 
 # -- phase 4: the run -------------------------------------------------------------------------
@@ -420,17 +468,17 @@ def _run(batch: _Batch) -> Iterator[BatchResult]:
 def _open_store(batch: _Batch) -> _Results:
     if batch.out is None:
         return _Results(None)
-    return _Results(ResultsFile(batch.out, batch.reference, options_text(batch.options)))
+    return _Results(ResultsFile(batch.out, batch.key))
 
 
 def _backend(batch: _Batch) -> Backend:
     executor = batch.executor
-    task = (batch.scenario, batch.options, None if batch.out is None else batch.reference)
+    task = (batch.scenario, batch.options, None if batch.out is None else batch.key)
     if is_dask_client(executor):
-        return DaskBackend(executor, task)
+        return DaskBackend(executor, task, batch.run_timeout)
     if executor is None:
-        n = batch.workers or cpu_count()
-        return FuturesBackend(local_pool(n), lambda: local_pool(n), n, task)
+        pool = LocalPool(batch.workers or cpu_count(), watch=batch.run_timeout is not None)
+        return FuturesBackend(pool(), pool, pool.workers, task, pool, batch.run_timeout)
     if isinstance(executor, cf.Executor):
         return FuturesBackend(executor, None, cpu_count(), task)
     made = executor()
@@ -457,27 +505,67 @@ class _Progress:
         self._report(self.done, self.total, self.failed)
 
 
-def _handle(outcomes: list[Done | Lost], batch: _Batch, store: _Results, chunks: _Chunks,
+def _handle(outcomes: list[Outcome], batch: _Batch, store: _Results, chunks: _Chunks,
             progress: _Progress) -> None:
-    """Keep what came back, requeue what was lost, and fail the seeds that kill workers."""
+    """Keep what came back, requeue what was lost, and fail the seeds that kill workers or
+    time out."""
     for outcome in outcomes:
         chunks.back(outcome.chunk)
-        results: list[BatchResult]
         if isinstance(outcome, Done):
             chunks.timed(len(outcome.chunk.seeds), outcome.seconds)
-            results = [pickle.loads(data) for data in outcome.results]
-            lines = outcome.lines
+            results, lines = _unpacked(outcome, batch)
         else:
-            results = [_died(seed, outcome.error)
-                       for seed in chunks.lost(outcome.chunk, outcome.attributed)]
-            lines = [encode_record(r, batch.reference, batch.options) for r in results]
+            if isinstance(outcome, TimedOut):
+                chunks.timed_out(outcome)
+                results = [_timed_out(outcome, batch)]
+            else:
+                results = [_died(seed, outcome) for seed in chunks.lost(outcome)]
+            lines = _lines(results, batch)
         if results:
             store.add(results, lines)
             progress.add(results)
 
 
-def _died(seed: int, error: BaseException) -> FailedRun:
+def _unpacked(done: Done, batch: _Batch) -> tuple[list[BatchResult], list[str] | None]:
+    """The chunk's results unpickled; one that will not unpickle here is its seed's FailedRun
+    (and so is its line: the line holds what would not unpickle either)."""
+    results: list[BatchResult] = []
+    lines = None if done.lines is None else list(done.lines)
+    for i, (seed, data) in enumerate(zip(done.chunk.seeds, done.results, strict=True)):
+        try:
+            results.append(pickle.loads(data))
+        except Exception as e:  # noqa: BLE001 -- one result this process cannot load
+            failed = _not_unpickled(seed, e)
+            results.append(failed)
+            if lines is not None:
+                lines[i] = encode_record(failed, batch.key)
+    return results, lines
+
+
+def _lines(results: list[BatchResult], batch: _Batch) -> list[str] | None:
+    return None if batch.out is None else [encode_record(r, batch.key) for r in results]
+
+
+def _not_unpickled(seed: int, error: Exception) -> FailedRun:
+    kind = type(error)
+    failed = FailedRun.from_exception(seed, error)
+    return dataclasses.replace(
+        failed, message=(f"the result of seed {seed} was pickled in its worker but cannot be "
+                         f"unpickled here: {kind.__qualname__}: {error}"))
+
+
+def _died(seed: int, lost: Lost) -> FailedRun:
+    error, times = lost.error, lost.chunk.deaths_alone
     kind = type(error)
     return FailedRun(seed, f"{kind.__module__}.{kind.__qualname__}",
-                     f"the worker process died each time it ran seed {seed} (alone): {error}",
+                     f"the worker process died each time it ran seed {seed} (alone, "
+                     f"{times} time{'s' if times != 1 else ''}): {error}",
                      f"{kind.__qualname__}: {error} (no traceback: the worker process died)\n")
+
+
+def _timed_out(outcome: TimedOut, batch: _Batch) -> FailedRun:
+    message = (f"seed {outcome.seed} timed out: its run went on longer than "
+               f"run_timeout={batch.run_timeout:g} s (stopped after {outcome.seconds:.1f} s), "
+               "and its worker process was replaced")
+    return FailedRun(outcome.seed, "TimeoutError", message,
+                     f"TimeoutError: {message} (no traceback: the run was stopped from outside)\n")

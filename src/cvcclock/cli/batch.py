@@ -4,7 +4,8 @@ Exit status: 0 when every run completed (a run whose rejected attempts were resa
 into an accepted one counts as completed), 1 when some failed, 2 for bad arguments or input
 (a scenario that cannot be loaded, here or on the workers, a results file of another batch,
 Dask not installed, a scheduler that cannot be reached), 130 when interrupted (Ctrl-C) and
-143 when terminated (SIGTERM); rerun the same command with ``--out`` to resume. ``--dask N``
+143 when terminated (SIGTERM); rerun the same command with ``--out`` to resume (``--repair``
+first moves the file's damaged lines aside). ``--dask N``
 starts a Dask cluster of N worker processes on this machine and closes it at the end, also
 when interrupted. This module imports nothing heavy until the command runs.
 """
@@ -43,7 +44,11 @@ or put it on their PYTHONPATH). Both need Dask:
 exit status: 0 every run completed; 1 some runs failed; 2 a usage error, a
 scenario that cannot be loaded (here or on the workers), a results file of
 another batch, or Dask missing or unreachable; 130 interrupted (Ctrl-C); 143
-terminated (SIGTERM). Run the same command with --out again to resume."""
+terminated (SIGTERM). Run the same command with --out again to resume; add
+--repair if the file was damaged (its bad lines go to PATH.rejected).
+
+--seeds -3:0 is read as --seeds=-3:0 (argparse alone would take -3:0 for an
+option)."""
 
 # Exit statuses of a stopped batch: 128 + the signal's number, as a shell reports it.
 _INTERRUPTED, _TERMINATED = 130, 143
@@ -85,6 +90,51 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                              "command again resumes an interrupted batch")
     parser.add_argument("--max-steps", metavar="N",
                         help="end each run (time limit) at this time step")
+    parser.add_argument("--run-timeout", metavar="SECONDS",
+                        help="stop a run that takes longer (wall clock) and record it as failed, "
+                             "replacing its worker process (default: no limit)")
+    parser.add_argument("--repair", action="store_true",
+                        help="first move the damaged lines of the --out file into "
+                             "PATH.rejected (their seeds run again)")
+
+
+class _ValueFirst:
+    """Reads ``--seeds -3:0`` as ``--seeds=-3:0``.
+
+    argparse takes an argument that starts with ``-`` and is not a plain number for an
+    option, so the options whose values may start with ``-`` are joined to the argument
+    after them before parsing.
+    """
+
+    _TAKES_VALUE = ("--seeds",)
+
+    def __init__(self, parse: Callable[..., Any]) -> None:
+        self._parse = parse
+
+    def __call__(self, args: list[str] | None = None, namespace: Any = None) -> Any:
+        return self._parse(None if args is None else self.joined(list(args)), namespace)
+
+    @classmethod
+    def joined(cls, args: list[str]) -> list[str]:
+        """``args`` with each ``--seeds -N...`` as the one argument ``--seeds=-N...``."""
+        out: list[str] = []
+        rest = iter(args)
+        for arg in rest:
+            if arg == "--":
+                out.append(arg)
+                out.extend(rest)
+                break
+            if arg in cls._TAKES_VALUE:
+                value = next(rest, None)
+                if value is not None and value[:1] == "-" and value[1:2].isdigit():
+                    out.append(f"{arg}={value}")
+                    continue
+                out.append(arg)
+                if value is not None:
+                    out.append(value)
+                continue
+            out.append(arg)
+        return out
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -105,6 +155,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         description=_DESCRIPTION, epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_arguments(parser)
+    # The top-level parser hands the command's arguments on whole to parse_known_args.
+    parser.parse_known_args = _ValueFirst(  # type: ignore[method-assign, assignment]
+        parser.parse_known_args)
     return parser
 
 
@@ -125,7 +178,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         environment is refused (the message on stderr), 130 when interrupted, 143 when
         terminated.
     """
-    from cvcclock.checks import check_count
+    from cvcclock.checks import check_count, check_wall_limit
 
     def fail(message: str) -> NoReturn:
         parser.error(message)
@@ -142,7 +195,20 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         except ValueError as e:
             fail(str(e))
 
+    def seconds(text: str | None, name: str) -> float | None:
+        if text is None:
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            fail(f"{name} must be a number of seconds, got {text!r}")
+        try:
+            return check_wall_limit(value, name)
+        except ValueError as e:
+            fail(str(e))
+
     workers = count(args.workers, "--workers", 1)
+    run_timeout = seconds(args.run_timeout, "--run-timeout")
     max_steps = count(args.max_steps, "--max-steps", 0)
     local = count(args.dask, "--dask", 1)
     scheduler = args.scheduler
@@ -153,6 +219,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if workers is not None and (args.scheduler is not None or local is not None):
         fail(f"give --workers or {'--dask' if args.dask else '--scheduler'}, not both: a Dask "
              "cluster has its own workers")
+    if args.repair and args.out is None:
+        fail("--repair repairs the --out file: give --out PATH")
     seeds = _seeds(args.seeds, fail)
     scenario = _scenario(args.scenario, fail)
     module = args.scenario.partition(":")[0]
@@ -163,8 +231,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 client = stack.enter_context(_local_cluster(local))
             elif scheduler is not None:
                 client = stack.enter_context(_connected(scheduler))
+            if args.repair:
+                _repair(args.out)
             return _run_batch(scenario, module, seeds, client, workers, args.out, max_steps,
-                              received)
+                              run_timeout, received)
     except _Refused as e:
         print(f"cvcclock batch: error: {e}", file=sys.stderr)
         return 2
@@ -336,14 +406,30 @@ def _raised_by_a_task(error: BaseException) -> bool:
                for note in getattr(error, "__notes__", ()))
 
 
+def _repair(out: str) -> None:
+    """Move the damaged lines of ``out`` aside, saying which (nothing if it does not exist)."""
+    from cvcclock.batch import repair_results
+
+    if not os.path.exists(out):
+        return
+    try:
+        repair = repair_results(out)
+    except (ValueError, RuntimeError, OSError) as e:
+        raise _Refused(str(e)) from None
+    if repair.lines:
+        numbers = ", ".join(str(number) for number, _ in repair.lines)
+        print(f"cvcclock batch: moved {len(repair.lines)} damaged line(s) of {out} (line "
+              f"{numbers}) to {repair.rejected}; their seeds run again", file=sys.stderr)
+
+
 def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: int | None,
-               out: str | None, max_steps: int | None,
+               out: str | None, max_steps: int | None, run_timeout: float | None,
                received: list[type[BaseException]]) -> int:
     from cvcclock.batch import refused, simulate_many, summarize
 
     try:
         results = simulate_many(scenario, seeds, executor=client, workers=workers, out=out,
-                                max_steps=max_steps)
+                                max_steps=max_steps, run_timeout=run_timeout)
         summary = summarize(_unless_stopped(results, received))
     except (KeyboardInterrupt, _Terminated) as e:
         resume = (f"; the finished runs are in {out}: run the same command again to resume"
