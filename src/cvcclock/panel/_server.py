@@ -178,7 +178,7 @@ class Server:
             try:
                 response = await handler(request)
             except web.HTTPException as error:   # 404, 405: answered, with the headers below
-                response = error
+                response = web.Response(status=error.status, text=error.text)
         response.headers.update(_SECURITY_HEADERS)
         # 'self' covers ws: in current browsers; the explicit origin covers the rest.
         response.headers["Content-Security-Policy"] = _CSP.format(host=self._csp_host(request))
