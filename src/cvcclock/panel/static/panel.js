@@ -91,7 +91,16 @@
     if (reason) $("r-last-refusal").textContent = `last refused: ${reason}`;
   }
 
+  // What this page asked for last, until the telemetry has had time to show it: two key
+  // presses quicker than an update compound (Down, Down: a quarter) instead of repeating.
+  const asked = {};
+  function ask(name, value) { asked[name] = { value, at: performance.now() }; return value; }
+  function recent(name) {
+    const a = asked[name];
+    return a && performance.now() - a.at < 500 ? a : null;
+  }
   function paused() {
+    if (recent("paused")) return recent("paused").value;
     const c = state.last && state.last.controls;
     return !!(c && c.paused);
   }
@@ -117,13 +126,14 @@
   const clampSpeed = (x) => Math.min(limits()[1], Math.max(limits()[0], x));
   function setSpeed(x) {
     if (!Number.isFinite(x)) return;
-    send({ op: "speed", value: clampSpeed(x) });
+    send({ op: "speed", value: ask("speed", clampSpeed(x)) });
   }
   function currentSpeed() {
+    if (recent("speed")) return recent("speed").value;
     const c = state.last && state.last.controls;
     return c && typeof c.speed === "number" && c.speed > 0 ? c.speed : 1;
   }
-  function togglePause() { send({ op: "paused", value: !paused() }); }
+  function togglePause() { send({ op: "paused", value: ask("paused", !paused()) }); }
   function step() { send({ op: "step", count: 1 }); }
 
   $("play").addEventListener("click", (e) => { togglePause(); e.currentTarget.blur(); });
