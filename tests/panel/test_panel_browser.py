@@ -19,9 +19,8 @@ import pytest
 pytest.importorskip("aiohttp")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-from support.panels import WAIT, LiveRun, origin, straight_run, ws_url  # noqa: E402
-
 from cvcclock import Mode  # noqa: E402
+from support.panels import WAIT, LiveRun, origin, straight_run, ws_url  # noqa: E402
 
 CHROMIUM = os.environ.get("CVCCLOCK_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
@@ -157,7 +156,7 @@ def test_lockstep_mode_runs_the_steps_asked_each_frame(page, live):
     live.wait_frames(12)
     tail = live.frames[-10:]
     assert all(f.mode is Mode.LOCKSTEP and f.steps == 5 for f in tail), tail
-    assert all(b.tick - a.tick == 5 for a, b in zip(tail, tail[1:]))
+    assert all(b.tick - a.tick == 5 for a, b in zip(tail, tail[1:], strict=False))
     page.locator("#mode").select_option("live")
     live.wait(lambda: live.clock.mode is Mode.LIVE, "live again")
 
@@ -214,10 +213,9 @@ def test_scrubbing_to_a_tick_gives_the_straight_runs_world(page, replay):
 
 def _seek_keeps_the_speed() -> bool:
     """Whether ``Replayer.seek`` keeps the transport settings (issue 25, item 3)."""
-    from support.panels import demo_clock, demo_trace
-
     from cvcclock.demo import Spring
     from cvcclock.replay import Replayer
+    from support.panels import demo_clock, demo_trace
 
     clock = demo_clock()
     replayer = Replayer(Spring(), clock, demo_trace())

@@ -14,6 +14,7 @@ import dataclasses
 import sys
 
 from cvcclock.checks import check_count, check_seconds
+from cvcclock.cli import _panel
 from cvcclock.cli._output import reader_may_leave
 from cvcclock.demo import PACINGS, WORLD, DemoReplay, replay_demo, trajectory_hash
 from cvcclock.replay import InputTrace, TraceFormatError
@@ -56,12 +57,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     replay.add_argument("--pacing", choices=PACINGS, default="live",
                         help="live: 1/60 s frames; lockstep: 3 quanta a frame; batch: 37 "
                              "quanta a call; step: one quantum a call (default: live)")
+    _panel.add_options(replay, "instead, replay it live at 60 fps to scrub")
     return replay
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Replay a trace and print the report; the status says matched (0), diverged (1) or
     unreadable (2)."""
+    _panel.refuse_without_panel(args, parser)
+    if args.panel:
+        return _panel.serve_trace(args, parser)
     outcome = replay_command(parser, args)
     with reader_may_leave(outcome.status):
         print(outcome.report, end="")

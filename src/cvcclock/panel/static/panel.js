@@ -74,9 +74,7 @@
       state.history.push({ wall: t.wall, asked: t.mode === "paused" ? 0 : t.scale,
                            realized: t.realized, run: (t.tick - prev.tick) / frames,
                            dropped: Math.max(0, t.dropped - prev.dropped) / frames });
-    } else if (prev && t.frame === prev.frame) {
-      state.history.push({ wall: t.wall, asked: 0, realized: t.realized, run: 0, dropped: 0 });
-    }
+    }   // no frame between two updates: the driver was between frames, nothing to plot
     while (state.history.length && t.wall - state.history[0].wall > WINDOW) state.history.shift();
     if (state.hello && state.hello.recording) drawScrub(t);
   }
@@ -213,7 +211,7 @@
     const last = state.history.length ? state.history[state.history.length - 1].wall : 0;
     const xs = (wall) => pad + (W - pad - 6) * (1 - (last - wall) / WINDOW);
     // Top: speed on a log scale, 1/16x to 16x (0 is drawn at the bottom edge).
-    const ys = (s) => 6 + (top - 12) * (1 - (Math.log2(Math.max(s, 1 / 16)) + 4) / 8);
+    const ys = (s) => 8 + (top - 26) * (1 - (Math.log2(Math.max(s, 1 / 16)) + 4) / 8);
     for (const s of [1 / 16, 1 / 4, 1, 4, 16]) {
       g.beginPath(); g.moveTo(pad, ys(s)); g.lineTo(W - 6, ys(s)); g.stroke();
       g.fillText(s >= 1 ? `${s}x` : `1/${1 / s}x`, 2, ys(s) + 4);
