@@ -23,6 +23,7 @@ PUBLIC_MODULES = [
     "cvcclock.seeding",
     "cvcclock.scenario",
     "cvcclock.batch",
+    "cvcclock.panel",
 ]
 
 # A top-level directive (members nested inside a class are indented, and named by it).

@@ -55,8 +55,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.panel:
         if args.record is not None or args.plot is not None:
             parser.error("--panel runs the demo live: --record and --plot do not apply")
-        from cvcclock.panel import serve_demo
-        return _panel.serve("demo", args, parser, serve_demo)
+        return _panel.serve("demo", args, parser, _panel.demo_live)
     if args.plot is not None:
         try:   # a usage error: found before the demo runs or anything is drawn
             plot_target(args.plot)

@@ -6,7 +6,7 @@ control keys (speed, paused, mode, lockstep_steps, step) and the host's next ``d
 applies them; telemetry is pushed 30 times a second over a WebSocket. Given a ``Replayer``,
 the page scrubs the recording, each seek applied on the driver's thread inside the next
 ``replayer.pump()``. :func:`serve` runs a binding in real time with its panel (the commands'
-``--panel``); :func:`serve_demo` and :func:`serve_replay` do it for the demo.
+``--panel``).
 
 Loopback only unless another host is passed; every request needs the URL's token; ``Host``
 and ``Origin`` are checked; every message is checked against its schema, and one that fails
@@ -24,10 +24,9 @@ from cvcclock.panel._protocol import (
     SPEED_MAX,
     SPEED_MIN,
 )
-from cvcclock.panel._run import serve, serve_demo, serve_replay
+from cvcclock.panel._run import serve
 
 __all__ = ["LOOPBACK", "MAX_LOCKSTEP_STEPS", "MAX_MESSAGES_PER_SECOND", "MAX_MESSAGE_BYTES",
-           "MAX_STEPS", "MODES", "SPEED_MAX", "SPEED_MIN", "Panel", "StepFollower", "serve",
-           "serve_demo", "serve_replay"]
+           "MAX_STEPS", "MODES", "SPEED_MAX", "SPEED_MIN", "Panel", "StepFollower", "serve"]
 
 publish(__name__, globals(), __all__)

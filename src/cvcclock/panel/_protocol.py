@@ -27,8 +27,10 @@ MAX_MESSAGES_PER_SECOND = 100
 """The most messages one page may send in any one second; the rest are refused."""
 
 SPEED_MIN = 1.0 / 16.0
+"""The least speed a page may ask for: the slider's left end (the exact entry's bound too)."""
+
 SPEED_MAX = 16.0
-"""The speeds a page may ask for (the slider's range; the exact entry's too)."""
+"""The greatest speed a page may ask for: the slider's right end (and the exact entry's)."""
 
 MAX_LOCKSTEP_STEPS = 1000
 """The most quanta per frame a page may ask for in lockstep."""

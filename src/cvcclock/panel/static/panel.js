@@ -12,6 +12,7 @@
   window.cvcclockPanel = state;
   let ws = null;
   let scrubbing = false;
+  let drawing = false;   // a plot redraw is pending: one per update at most, none when idle
 
   // -- the connection ------------------------------------------------------------------
   function connect() {
@@ -77,6 +78,7 @@
     }   // no frame between two updates: the driver was between frames, nothing to plot
     while (state.history.length && t.wall - state.history[0].wall > WINDOW) state.history.shift();
     if (state.hello && state.hello.recording) drawScrub(t);
+    if (!drawing) { drawing = true; requestAnimationFrame(drawPlot); }
   }
 
   function fmt(x) {
@@ -231,7 +233,7 @@
     g.fillText("quanta / frame", pad + 4, top + 10);
     g.fillText("speed", pad + 4, 16);
     g.fillText(`last ${WINDOW} s`, W - 60, H - 3);
-    requestAnimationFrame(drawPlot);
+    drawing = false;
   }
   function line(g, colour, at) {
     if (state.history.length < 2) return;
@@ -241,5 +243,4 @@
   }
 
   connect();
-  requestAnimationFrame(drawPlot);
 })();
