@@ -203,3 +203,39 @@ def test_an_unstarted_panel_says_so_and_closing_it_is_harmless():
     assert "token=" in panel.url and panel.url.startswith("http://127.0.0.1:0/")
     panel.close()
     panel.close()
+
+
+def test_a_reason_quotes_a_long_value_shortened():
+    with pytest.raises(Refusal) as info:
+        parse(json.dumps({"op": "mode", "value": "x" * 60_000}))
+    assert len(str(info.value)) < 200 and str(info.value).endswith("...")
+    with pytest.raises(Refusal) as info:
+        parse(json.dumps({"op": "step", **{f"k{i}": 1 for i in range(5000)}}))
+    assert len(str(info.value)) < 200
+
+
+class Refusing(dict):
+    """A tree that takes the binding's writes but refuses the panel's speed."""
+
+    def __setitem__(self, key, value):
+        if key == "sim.speed" and value == 3.0:
+            raise PermissionError("read-only")
+        super().__setitem__(key, value)
+
+
+def test_a_tree_that_refuses_the_write_is_a_refusal_not_a_raise():
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    tree = Refusing()
+    panel = Panel(WorldClockBinding(tree, clock))
+    reason = panel._receive('{"op": "speed", "value": 3}', None)
+    assert "the tree refused the write" in reason and "read-only" in reason
+    assert tree["sim.speed"] == 1.0 and panel.refused == 1
+
+
+@pytest.mark.parametrize("host, loopback", [
+    ("127.0.0.1", True), ("127.3.2.1", True), ("::1", True), ("localhost", True),
+    ("0.0.0.0", False), ("::", False), ("192.168.1.5", False), ("example.com", False)])
+def test_only_this_machine_is_served_without_a_warning(host, loopback):
+    from cvcclock.panel._panel import _is_loopback
+
+    assert _is_loopback(host) is loopback

@@ -313,3 +313,25 @@ def test_a_seek_through_the_websocket_waits_for_the_drivers_pump():
         assert clock.tick == 123
         assert replayer.follower.world.snapshot() == straight_run(123)
         assert panel._receive('{"op": "seek", "tick": 601}', None).startswith("tick must be")
+
+
+def test_a_frame_too_large_to_read_drops_that_page_is_counted_and_the_panel_serves_on(served):
+    panel, binding, tree, clock = served
+
+    async def huge():
+        async with aiohttp.ClientSession(timeout=TIMEOUT) as s:
+            async with s.ws_connect(ws_url(panel), origin=base(panel)) as ws:
+                await ws.send_str('{"op": "step", "count": 1}' + " " * (2 * 1024 * 1024))
+                while (await ws.receive(timeout=10)).type not in (
+                        aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
+                        aiohttp.WSMsgType.CLOSING):
+                    pass
+                code = ws.close_code
+            async with s.ws_connect(ws_url(panel), origin=base(panel)) as ws:
+                await ws.send_str('{"op": "step"}')
+                while json.loads((await ws.receive(timeout=10)).data).get("accepted") != 1:
+                    pass
+            return code
+
+    assert run(huge()) == 1009   # "message too big"
+    assert panel.refused == 1 and tree["sim.step"] == 1

@@ -11,6 +11,7 @@ wrong before it starts (aiohttp missing, the port taken, a bad port) into exit s
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -50,9 +51,7 @@ def serve(command: str, args: argparse.Namespace, parser: argparse.ArgumentParse
     port = 0 if args.port is None else args.port
     if not 0 <= port <= 65535:
         parser.error(f"--port must be from 0 to 65535, got {port}")
-    try:
-        import aiohttp  # noqa: F401 - found before anything starts
-    except ImportError:
+    if importlib.util.find_spec("aiohttp") is None:   # found before anything starts
         print(f"cvcclock {command}: --panel needs aiohttp: {install_hint('panel')}",
               file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ the clock's counters for telemetry and never calls ``advance``, ``seek`` or a ti
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import secrets
 import threading
@@ -38,7 +39,7 @@ from cvcclock.replay import Replayer
 __all__ = ["LOOPBACK", "Panel", "StepFollower"]
 
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
-"""The hosts that need no warning: the machine itself."""
+"""The loopback names: served without a warning (so is any address in 127.0.0.0/8)."""
 
 # How often the driver's thread republishes the recording's keyframes for the scrub bar
 # (inside pump, so never more than once a frame): the list changes only every N world steps.
@@ -122,7 +123,7 @@ class Panel:
     TypeError
         If an argument has the wrong type.
     ValueError
-        If ``port`` is out of range, or ``replayer`` drives another clock than the binding's.
+        If ``host`` is empty or ``port`` is out of range.
 
     Notes
     -----
@@ -232,7 +233,7 @@ class Panel:
             raise ImportError(f"the panel's server needs aiohttp: {install_hint('panel')}"
                               ) from error
 
-        if self._host not in LOOPBACK:
+        if not _is_loopback(self._host):
             _warn_exposed(self._host)
         server = Server(self, self._host, self._port)
         self._port = server.start(timeout)
@@ -285,6 +286,8 @@ class Panel:
             self._apply(parse(text))
         except Refusal as refusal:
             return self._refuse(str(refusal))
+        except Exception as error:  # noqa: BLE001 - the host's tree refused the write
+            return self._refuse(f"the tree refused the write: {repr(error)[:200]}")
         self.accepted += 1
         return None
 
@@ -314,7 +317,7 @@ class Panel:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise Refusal(f"the tree's step key holds {value!r}, not a counter")
+            raise Refusal(f"the tree's step key holds {repr(value)[:60]}, not a counter")
         return value
 
     def _queue_seek(self, tick: int) -> None:
@@ -420,6 +423,16 @@ class Panel:
         # A fresh tuple each time: the server thread reads whichever one is current.
         self._keyframes = tuple(frame.tick for frame in replayer.follower.keyframes)
         self._done = replayer.done
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only: a loopback name or address (127.0.0.0/8, ::1)."""
+    if host in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _warn_exposed(host: str) -> None:

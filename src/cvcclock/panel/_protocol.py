@@ -54,34 +54,42 @@ class Command:
     value: Any
 
 
+_SHOWN = 60   # characters of a refused value a reason quotes (it is sent to every page)
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
+
+
 def _number(value: object, field: str, low: float, high: float) -> float:
     # bool is an int to Python, but a page that sends true for a speed has a bug to hear of.
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise Refusal(f"{field} must be a number, got {value!r}")
+        raise Refusal(f"{field} must be a number, got {_show(value)}")
     if not math.isfinite(value):
-        raise Refusal(f"{field} must be finite, got {value!r}")
+        raise Refusal(f"{field} must be finite, got {_show(value)}")
     if not low <= value <= high:
-        raise Refusal(f"{field} must be from {low:g} to {high:g}, got {value!r}")
+        raise Refusal(f"{field} must be from {low:g} to {high:g}, got {_show(value)}")
     return float(value)
 
 
 def _integer(value: object, field: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise Refusal(f"{field} must be an integer, got {value!r}")
+        raise Refusal(f"{field} must be an integer, got {_show(value)}")
     if not low <= value <= high:
-        raise Refusal(f"{field} must be from {low} to {high}, got {value!r}")
+        raise Refusal(f"{field} must be from {low} to {high}, got {_show(value)}")
     return value
 
 
 def _boolean(value: object, field: str) -> bool:
     if not isinstance(value, bool):
-        raise Refusal(f"{field} must be true or false, got {value!r}")
+        raise Refusal(f"{field} must be true or false, got {_show(value)}")
     return value
 
 
 def _mode(value: object, field: str) -> str:
     if value not in MODES or not isinstance(value, str):
-        raise Refusal(f"{field} must be one of {', '.join(MODES)}, got {value!r}")
+        raise Refusal(f"{field} must be one of {', '.join(MODES)}, got {_show(value)}")
     return value
 
 
@@ -133,11 +141,11 @@ def parse(text: str | bytes) -> Command:
         raise Refusal(f"the message must be a JSON object, got {type(message).__name__}")
     op = message.get("op")
     if not isinstance(op, str) or op not in _SCHEMA:
-        raise Refusal(f"op must be one of {', '.join(_SCHEMA)}, got {op!r}")
+        raise Refusal(f"op must be one of {', '.join(_SCHEMA)}, got {_show(op)}")
     field, check, optional = _SCHEMA[op]
     unknown = sorted(set(message) - {"op", field})
     if unknown:
-        raise Refusal(f"unknown keys for op {op!r}: {', '.join(map(repr, unknown))}")
+        raise Refusal(f"unknown keys for op {op!r}: {_show(', '.join(map(repr, unknown)))}")
     if field not in message:
         if not optional:
             raise Refusal(f"op {op!r} needs {field!r}")

@@ -19,7 +19,9 @@ from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from aiohttp import WSCloseCode, WSMsgType, web
+# Without the panel extra this module is never imported (Panel.start says how to install it);
+# the ignore lets mypy check the package where aiohttp is absent, as in the README's suite.
+from aiohttp import WSCloseCode, WSMsgType, web  # type: ignore[import-not-found, unused-ignore]
 
 from cvcclock.panel._protocol import MAX_MESSAGE_BYTES, RateLimit
 
@@ -106,7 +108,7 @@ class Server:
         """Bind (here, so a taken port raises here), then serve on a thread; the port."""
         family = socket.AF_INET6 if ":" in self._host else socket.AF_INET
         sock = socket.create_server((self._host, self._port), family=family)
-        port = sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
         self._allowed = _host_names(self._host, port)
         self._port = port
         self._thread = threading.Thread(target=self._serve, args=(sock,),
@@ -141,7 +143,8 @@ class Server:
     async def _main(self, sock: socket.socket) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        app = web.Application(middlewares=[self._guard], client_max_size=MAX_MESSAGE_BYTES)
+        app = web.Application(middlewares=[web.middleware(self._guard)],
+                              client_max_size=MAX_MESSAGE_BYTES)
         app.router.add_get("/", self._page)
         app.router.add_get("/static/{name}", self._asset)
         app.router.add_get("/ws", self._websocket)
@@ -165,7 +168,6 @@ class Server:
 
     # -- every request's checks -------------------------------------------------------------
 
-    @web.middleware
     async def _guard(self, request: web.Request,
                      handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
                      ) -> web.StreamResponse:
@@ -218,8 +220,9 @@ class Server:
         try:
             body = await request.read()
         except web.HTTPRequestEntityTooLarge:
-            reason = panel._refuse(f"the message is over the {MAX_MESSAGE_BYTES}-byte limit")
-            return web.json_response({"refused": reason}, status=413)
+            too_large = panel._refuse(f"the message is over the {MAX_MESSAGE_BYTES}-byte "
+                                      "limit")
+            return web.json_response({"refused": too_large}, status=413)
         reason = panel._receive(body, self._post_rate)
         if reason is None:
             return web.json_response({"ok": True})
@@ -258,7 +261,10 @@ class Server:
                 due = loop.time()
             if not self._sockets:
                 continue
-            text = _dumps(self._panel._telemetry())
+            try:
+                text = _dumps(self._panel._telemetry())
+            except Exception:  # noqa: BLE001, S112 - a tree that raises on a read: try again
+                continue
             for ws in list(self._sockets):
                 try:
                     await asyncio.wait_for(ws.send_str(text), _SEND_TIMEOUT)
