@@ -117,8 +117,9 @@ class Server:
         if not self._ready.wait(timeout) or self._failure is not None:
             self.close(timeout)
             sock.close()
-            raise RuntimeError(f"the panel's server did not start within {timeout} s"
-                               ) from self._failure
+            why = (f"failed: {self._failure!r}" if self._failure is not None
+                   else f"did not start within {timeout} s")
+            raise RuntimeError(f"the panel's server {why}") from self._failure
         return port
 
     def close(self, timeout: float) -> None:
@@ -143,7 +144,7 @@ class Server:
     async def _main(self, sock: socket.socket) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        app = web.Application(middlewares=[web.middleware(self._guard)],
+        app = web.Application(middlewares=[self._middleware()],
                               client_max_size=MAX_MESSAGE_BYTES)
         app.router.add_get("/", self._page)
         app.router.add_get("/static/{name}", self._asset)
@@ -167,6 +168,16 @@ class Server:
             sock.close()
 
     # -- every request's checks -------------------------------------------------------------
+
+    def _middleware(self) -> Callable[..., Awaitable[web.StreamResponse]]:
+        """The checks as aiohttp's middleware (a plain function: it marks it as one)."""
+
+        async def guard(request: web.Request,
+                        handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                        ) -> web.StreamResponse:
+            return await self._guard(request, handler)
+
+        return web.middleware(guard)  # type: ignore[no-any-return, unused-ignore]
 
     async def _guard(self, request: web.Request,
                      handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
