@@ -26,6 +26,7 @@ PUBLIC_MODULES = [
     "cvcclock.batch",
     "cvcclock.gym",
     "cvcclock.netplay",
+    "cvcclock.panel",
 ]
 # The public modules that need an optional extra, with the package it brings: where it is
 # missing (the README's suite) their names are left out; the docs stage, whose extra brings

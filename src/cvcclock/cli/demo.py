@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from cvcclock._extras import install_hint
+from cvcclock.cli import _panel
 from cvcclock.cli._output import reader_may_leave
 
 __all__ = ["add_parser", "run"]
@@ -42,6 +43,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     demo.add_argument("--record", metavar="PATH", help="also record a scripted run to PATH")
     demo.add_argument("--plot", metavar="PATH", help="also draw the pacing picture to PATH")
+    _panel.add_options(demo, "instead, run the spring and the ball live")
     return demo
 
 
@@ -49,6 +51,11 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the demo; its status is the verdict, even when the reader left early."""
     from cvcclock.demo import contract_violations, plot_target, print_report, run_all
 
+    _panel.refuse_without_panel(args, parser)
+    if args.panel:
+        if args.record is not None or args.plot is not None:
+            parser.error("--panel runs the demo live: --record and --plot do not apply")
+        return _panel.serve("demo", args, parser, _panel.demo_live)
     if args.plot is not None:
         try:   # a usage error: found before the demo runs or anything is drawn
             plot_target(args.plot)

@@ -31,6 +31,7 @@ import sys
 from collections.abc import Callable
 
 from cvcclock.checks import check_count, check_real, check_seconds, check_small_json, check_str
+from cvcclock.cli import _panel
 from cvcclock.cli._output import reader_may_leave
 from cvcclock.cli.netplay_demo import replay_outcome
 from cvcclock.demo import (
@@ -101,12 +102,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     replay.add_argument("--pacing", choices=PACINGS, default="live",
                         help="live: 1/60 s frames; lockstep: 3 quanta a frame; batch: 37 "
                              "quanta a call; step: one quantum a call (default: live)")
+    _panel.add_options(replay, "instead, replay it live at 60 fps to scrub")
     return replay
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Replay a trace and print the report; the status says matched (0), diverged (1),
     unusable (2) or unverified (3)."""
+    _panel.refuse_without_panel(args, parser)
+    if args.panel:
+        return _panel.serve_trace(args, parser)
     outcome = replay_command(parser, args)
     with reader_may_leave(outcome.status):
         print(outcome.report, end="")
