@@ -17,13 +17,19 @@ except ImportError as e:   # pragma: no cover - the README's suite runs without 
     raise ImportError(f"cvcclock.scenic needs Scenic: {install_hint('scenic')}") from e
 
 from cvcclock._public import publish
-from cvcclock.scenic._canon import canonical, result_key, state_hash, trajectory_hash
+from cvcclock.scenic._canon import (
+    canonical,
+    result_key,
+    state_hash,
+    step_hashes,
+    trajectory_hash,
+)
 from cvcclock.scenic._recording import OperatorInput, RecordingError, ScenicRecording
 from cvcclock.scenic._run import Divergence, ScenicRun, operator_inputs
 from cvcclock.scenic._simulator import PacedSimulator
 
 __all__ = ["Divergence", "OperatorInput", "PacedSimulator", "RecordingError",
            "ScenicRecording", "ScenicRun", "canonical", "operator_inputs", "result_key",
-           "state_hash", "trajectory_hash"]
+           "state_hash", "step_hashes", "trajectory_hash"]
 
 publish(__name__, globals(), __all__)

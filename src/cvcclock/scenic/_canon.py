@@ -14,7 +14,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["canonical", "result_key", "state_hash", "trajectory_hash"]
+__all__ = ["canonical", "result_key", "state_hash", "step_hashes", "trajectory_hash"]
 
 # How deep canonical follows an object's attributes before falling back to its type name:
 # an action that refers to an agent would otherwise walk the whole scene.
@@ -84,6 +84,27 @@ def state_hash(state: object) -> str:
     str
     """
     return _digest(canonical(state))
+
+
+def step_hashes(result: object) -> list[str]:
+    """One hash per time step of a result: its state and the actions taken in it.
+
+    Entry ``i`` is ``state_hash((trajectory[i], actions[i]))`` (the actions the agents took
+    at time step ``i``, in schedule order; none at the last step), so a replay whose agents
+    act differently diverges at that step even on a simulator whose state ignores actions,
+    as the DummySimulator's does.
+
+    Parameters
+    ----------
+    result : scenic.core.simulators.SimulationResult
+
+    Returns
+    -------
+    list of str
+    """
+    trajectory, actions = result.trajectory, result.actions  # type: ignore[attr-defined]
+    return [state_hash((state, tuple(actions[i].values()) if i < len(actions) else None))
+            for i, state in enumerate(trajectory)]
 
 
 def result_key(result: object) -> tuple[Any, ...]:

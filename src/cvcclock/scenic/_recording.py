@@ -7,7 +7,7 @@ Line-oriented, so damage is named by line::
     scene <base64 of Scenario.sceneToBytes(scene)>
     replay <base64 of Simulation.getReplay(), run with enableDivergenceCheck=True>
     input <step> <tick> <name as JSON> <value as JSON>     (zero or more)
-    hash <step> <16 hex digits>                             (one per trajectory entry)
+    hash <step> <16 hex digits>                  (one per time step: state and actions)
     end {"steps": ..., "termination_type": ..., "termination_reason": ..., "trajectory": ...}
 
 The header carries the sha256 of the scene and replay bytes, so a flipped or cut blob is
@@ -79,7 +79,8 @@ class ScenicRecording:
     inputs : tuple of OperatorInput
         The operator inputs, in the order given.
     hashes : tuple of str
-        ``state_hash`` of each trajectory entry: index ``i`` is Scenic's time step ``i``.
+        ``step_hashes(result)``: index ``i`` is Scenic's time step ``i``, its state
+        (``currentState()``) and the actions taken in it.
     end : dict
         ``steps``, ``termination_type``, ``termination_reason`` and ``trajectory`` (the
         result's ``trajectory_hash``).

@@ -21,7 +21,7 @@ from typing import Any
 
 from cvcclock._core import ClockFollower, Mode, WorldClock, ticks_per_step
 from cvcclock.checks import check_count, check_str, check_timeout
-from cvcclock.scenic._canon import state_hash, trajectory_hash
+from cvcclock.scenic._canon import step_hashes, trajectory_hash
 from cvcclock.scenic._hooks import Claim, RandomStreams, claim
 from cvcclock.scenic._plugins import switch_off_own_pacing
 from cvcclock.scenic._recording import OperatorInput, ScenicRecording
@@ -156,7 +156,7 @@ class _Job:
             self.simulation = simulation
             self.result = None if simulation is None else simulation.result
             if simulation is not None:
-                self.hashes = [state_hash(s) for s in simulation.result.trajectory]
+                self.hashes = step_hashes(simulation.result)
                 if spec.expected is not None:
                     self.divergence = _compare(spec.expected.hashes, self.hashes)
                 if spec.record is not None:
@@ -290,10 +290,12 @@ class _Job:
         ).write(spec.record)  # type: ignore[arg-type]
 
     def _scenic_divergence(self, exc: BaseException) -> Divergence:
-        step = self.steps + 1    # Scenic checks the properties read back after a step
+        # Scenic checks the properties it reads back once a step has run (and once after
+        # setup): the state of time step ``steps`` is the one that differs.
+        step = self.steps
         recorded = self.spec.expected.hashes  # type: ignore[union-attr]
         return Divergence(step, recorded[step] if step < len(recorded) else None, None,
-                          f"Scenic's divergence check failed after step {step}: {exc}")
+                          f"Scenic's divergence check failed at step {step}: {exc}")
 
     # -- the caller's side ---------------------------------------------------------------
 
@@ -453,7 +455,7 @@ class ScenicRun:
 
     @property
     def state_hashes(self) -> tuple[str, ...]:
-        """Once finished, the ``state_hash`` of each trajectory entry (step 0 first)."""
+        """Once finished, ``step_hashes(result)``: one hash per time step, step 0 first."""
         return tuple(self._job.hashes)
 
     @property
@@ -691,8 +693,11 @@ class ScenicRun:
         self._end_job(self._stop_timeout)
         if not self._job.done:
             raise RuntimeError("the old Scenic run did not stop in time; seek() again later")
-        log = [i for i in self._job.applied] if not self.is_replay else self._spec.inputs
-        spec = self._respec(inputs=[i for i in log if i.step <= target], stop_at=target)
+        # A replay keeps all its recorded inputs; a live run those applied up to the step
+        # sought (what came after is the future again).
+        inputs = self._spec.inputs if self.is_replay else [
+            i for i in self._job.applied if i.step <= target]
+        spec = self._respec(inputs=list(inputs), stop_at=target)
         clock = self._clock
         clock.mode = Mode.PAUSED
         self._job = self._launch(spec)
