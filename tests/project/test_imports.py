@@ -120,7 +120,7 @@ def test_scenario_imports_no_batch_but_for_its_lazy_reexport():
     assert bad == []
 
 
-WINGS = ("replay", "scenario", "batch", "cli", "demo", "bench")
+WINGS = ("replay", "scenario", "batch", "cli", "demo", "bench", "scenic")
 
 
 def wing_of(module: str) -> str | None:

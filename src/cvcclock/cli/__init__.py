@@ -1,6 +1,8 @@
-"""The ``cvcclock`` command line: ``python -m cvcclock demo``, ``bench``, ``replay`` or ``batch``.
+"""The ``cvcclock`` command line: ``python -m cvcclock demo``, ``bench``, ``replay``, ``batch``
+or ``scenic``.
 
-One module per command (:mod:`.demo`, :mod:`.bench`, :mod:`.replay`, :mod:`.batch`), each with
+One module per command (:mod:`.demo`, :mod:`.bench`, :mod:`.replay`, :mod:`.batch`,
+:mod:`.scenic`), each with
 ``add_parser(commands)`` and ``run(args, parser) -> int``; :func:`main` builds the parser from
 them and dispatches. Nothing in the package imports this wing; ``cvcclock.__main__`` calls
 :func:`main`.
@@ -19,7 +21,7 @@ import argparse
 import sys
 
 from cvcclock import __version__
-from cvcclock.cli import batch, bench, demo, replay
+from cvcclock.cli import batch, bench, demo, replay, scenic
 from cvcclock.cli._output import encode_what_stdout_can, reader_may_leave
 
 __all__ = ["main"]
@@ -34,7 +36,7 @@ diverged, or some runs of a batch failed; 2 a usage error, or input that cannot 
 or written (or a batch's scenario its workers cannot load, Dask missing); 130
 interrupted (Ctrl-C); 143 a batch terminated (SIGTERM)."""
 
-COMMANDS = {"demo": demo, "bench": bench, "replay": replay, "batch": batch}
+COMMANDS = {"demo": demo, "bench": bench, "replay": replay, "batch": batch, "scenic": scenic}
 
 
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
