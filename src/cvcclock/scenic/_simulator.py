@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -19,7 +20,9 @@ __all__ = ["PacedSimulator"]
 _OWN = frozenset({"maxSteps", "timestep", "replay", "scene"})
 
 
+@functools.cache
 def _scenic_version() -> str:
+    # Once per process: a metadata look-up scans the installed distributions (~10 ms).
     from importlib.metadata import version
 
     return version("scenic")
