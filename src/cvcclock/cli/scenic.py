@@ -1,3 +1,5 @@
+# mypy: disable-error-code="import-untyped, import-not-found"
+# (Scenic, the scenic extra, ships no type information; this module types its own side.)
 """The ``cvcclock scenic`` command: run a ``.scenic`` file on the clock, record, replay, seek.
 
 ``cvcclock scenic FILE [--model M] [--param K V]... [--seed N] [--steps N]
@@ -131,12 +133,12 @@ def _scenic_command(args: argparse.Namespace) -> tuple[int, str]:
 def _fixed_dt(args: argparse.Namespace) -> float:
     """The clock's quantum: a quarter of the timestep, or a replay's recorded quantum."""
     if not args.replay:
-        return args.timestep / _QUANTA_PER_STEP
+        return float(args.timestep) / _QUANTA_PER_STEP
     from cvcclock.scenic import RecordingError, ScenicRecording
 
     try:
         fixed_dt = ScenicRecording.load(args.replay).header["fixed_dt"]
-        return check_seconds(fixed_dt, "the recording's fixed_dt", minimum=1e-6)
+        return float(check_seconds(fixed_dt, "the recording's fixed_dt", minimum=1e-6))
     except RecordingError as error:
         raise _BadInput(f"damaged recording: {error}") from None
     except (TypeError, ValueError) as error:
@@ -229,8 +231,8 @@ def _live(run: Any, clock: WorldClock, args: argparse.Namespace) -> None:
     run.play(fps=60.0)
 
 
-def _frames(frame: Callable[[], object]) -> Callable[[Any, WorldClock, argparse.Namespace],
-                                                     None]:
+def _frames(frame: Callable[[WorldClock], object]
+            ) -> Callable[[Any, WorldClock, argparse.Namespace], None]:
     def pace(run: Any, clock: WorldClock, args: argparse.Namespace) -> None:
         while not run.done:
             frame(clock)

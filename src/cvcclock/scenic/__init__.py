@@ -1,3 +1,5 @@
+# mypy: disable-error-code="import-untyped, import-not-found"
+# (Scenic, the scenic extra, ships no type information; this module types its own side.)
 """Real Scenic programs paced, recorded and replayed on a cvcclock clock.
 
 ``PacedSimulator(inner, clock)`` wraps any Scenic simulator; ``start`` runs a simulation whose

@@ -53,10 +53,10 @@ def canonical(value: object, _depth: int = 0) -> Any:
     return ("repr", type(value).__name__, repr(value))
 
 
-def _coordinates(value: object) -> tuple[float, ...] | None:
+def _coordinates(value: Any) -> tuple[float, ...] | None:
     """A Scenic ``Vector``'s coordinates (it is iterable and has x, y, z), else None."""
     if all(hasattr(value, c) for c in ("x", "y", "z")) and type(value).__name__ == "Vector":
-        return tuple(value)  # type: ignore[call-overload]
+        return tuple(value)
     return None
 
 

@@ -1,3 +1,5 @@
+# mypy: disable-error-code="import-untyped, import-not-found"
+# (Scenic, the scenic extra, ships no type information; this module types its own side.)
 """What a paced run changes in Scenic's process-wide state, and puts back: one run at a time.
 
 Scenic keeps the running simulation in module globals (``scenic.syntax.veneer``), so one

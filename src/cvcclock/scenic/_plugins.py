@@ -39,7 +39,7 @@ def _presented_without_sleep(draw: Callable[[], object], module: types.ModuleTyp
     ``time``; only this run's thread calls into the module while the slot is held, so the
     module's name is swapped for the call.
     """
-    real = module.time  # type: ignore[attr-defined]
+    real = module.time
     quiet = types.SimpleNamespace(**{name: getattr(real, name) for name in dir(real)
                                      if not name.startswith("__")})
     quiet.sleep = lambda seconds: None

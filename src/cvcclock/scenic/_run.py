@@ -1,3 +1,5 @@
+# mypy: disable-error-code="import-untyped, import-not-found"
+# (Scenic, the scenic extra, ships no type information; this module types its own side.)
 """ScenicRun: one Scenic simulation on a worker thread whose every step waits for the clock.
 
 Scenic 3.1's ``Simulation.__init__`` runs the whole simulation, and 3.1 has no stepped API,

@@ -1,3 +1,5 @@
+# mypy: disable-error-code="import-untyped, import-not-found"
+# (Scenic, the scenic extra, ships no type information; this module types its own side.)
 """PacedSimulator: any Scenic simulator, its steps paced by a cvcclock clock."""
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ def _scenic_version() -> str:
     return version("scenic")
 
 
-class PacedSimulator(Simulator):
+class PacedSimulator(Simulator):  # type: ignore[misc]  # Scenic has no type information
     """A Scenic ``Simulator`` whose every step waits for a due step of a cvcclock clock.
 
     ``createSimulation`` delegates to ``inner``, so every Scenic simulator interface works
@@ -77,7 +79,7 @@ class PacedSimulator(Simulator):
         self.inner.destroy()
         super().destroy()
 
-    def simulate(self, scene: Any, maxSteps: int | None = None,  # noqa: N803 - Scenic's
+    def simulate(self, scene: Any, maxSteps: int,  # noqa: N803 - Scenic's name
                  maxIterations: int = 1, **kwargs: Any) -> Any:
         """Scenic's ``simulate``, paced: blocks until the run ends; returns the ``Simulation``.
 
@@ -139,7 +141,7 @@ class PacedSimulator(Simulator):
                                  f"{scenario!r}")
         return ScenicRun(spec, self.clock, stop_timeout=self._stop_timeout)
 
-    def replay(self, scenario: Any, path: str | os.PathLike[str],  # type: ignore[override]
+    def replay(self, scenario: Any, path: str | os.PathLike[str],
                **simulate_kwargs: Any) -> ScenicRun:
         """Replay a recording on this simulator, paced by the clock as any run is.
 
