@@ -5,8 +5,9 @@
 ``PacedSimulator(inner, clock)`` wraps any Scenic simulator; ``start`` runs a simulation whose
 every step waits for a due step of the clock, so pause, single-step, speed, lockstep and
 batch mean the same for a ``.scenic`` program as for any follower, and a paced run's
-``SimulationResult`` equals a plain one for the same scene and seed. Needs the extra:
-``pip install 'cvcclock[scenic]'`` (Scenic 3.1).
+``SimulationResult`` equals a plain one for the same scene and seed. Needs the extra
+(Scenic 3.1): ``pip install '.[scenic]'`` in a checkout, ``pip install 'cvcclock[scenic]'``
+from an index.
 """
 
 from __future__ import annotations

@@ -190,7 +190,10 @@ class _Job:
         try:
             timestep = float(sim.timestep)
             self.k = ticks_per_step(timestep, self.clock.fixed_dt)
-            self.follower = ClockFollower.for_step(self.clock, timestep)
+            if self.follower is None:
+                # One follower for every attempt (maxIterations > 1): the steps of a
+                # rejected attempt and of the next wait for the clock alike, in one count.
+                self.follower = ClockFollower.for_step(self.clock, timestep)
             self.spec.header.setdefault("timestep", timestep)
             self.spec.header["simulation"] = _qualified(type(sim))
             switch_off_own_pacing(sim, self.clock)
@@ -385,8 +388,12 @@ class ScenicRun:
 
     def _launch(self, spec: RunSpec) -> _Job:
         job = _Job(spec, self._clock, self)
-        while not job.began.wait(_POLL):
-            pass
+        try:
+            while not job.began.wait(_POLL):
+                pass
+        except BaseException:   # Ctrl-C while Scenic sets up: nobody else would stop it
+            job.halt(self._stop_timeout)
+            raise
         refused = job.gate_error
         if refused is not None:     # a timestep that is not whole quanta: start() refuses
             job.halt(self._stop_timeout)
@@ -412,7 +419,8 @@ class ScenicRun:
 
     @property
     def steps(self) -> int:
-        """Scenic steps run so far (``Simulation.currentTime`` once it returns)."""
+        """Scenic steps run so far (``Simulation.currentTime`` once it returns; with
+        ``maxIterations`` above 1, the steps of every attempt)."""
         return self._job.steps
 
     @property
