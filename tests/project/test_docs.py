@@ -33,7 +33,12 @@ NEEDS_EXTRA = {"cvcclock.scenic": "scenic"}
 
 def _installed(name: str) -> bool:
     module = next((m for m in NEEDS_EXTRA if name == m or name.startswith(m + ".")), None)
-    return module is None or importlib.util.find_spec(NEEDS_EXTRA[module]) is not None
+    if module is None:
+        return True
+    try:
+        return importlib.util.find_spec(NEEDS_EXTRA[module]) is not None
+    except (ImportError, ValueError):
+        return False
 
 # A top-level directive (members nested inside a class are indented, and named by it).
 DIRECTIVE = re.compile(r"^\.\. (auto\w+|currentmodule|module)::\s*([\w.]+)", re.MULTILINE)
