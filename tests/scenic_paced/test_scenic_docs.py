@@ -55,7 +55,7 @@ def test_each_guide_example_runs_as_pasted(code, prints, tmp_path):
 
 
 def test_the_readme_commands_run(tmp_path):
-    section = README.read_text().split("python -m cvcclock scenic FILE", 1)[1]
+    section = README.read_text().split("`cvcclock.scenic` (`pip install", 1)[1]
     commands = re.search(r"```sh\n(.*?)```", section, re.S)[1].splitlines()
     assert len(commands) == 2
     (tmp_path / "wander.scenic").write_text(
