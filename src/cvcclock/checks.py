@@ -10,6 +10,8 @@ applies, and adds the rules the core has no argument for (seeds, strings):
   type such as ``numpy.int64``, never a bool);
 - ``check_bool(value, name)``: a ``bool`` or ``numpy.bool_``, nothing else;
 - ``check_seed(value, name="seed")``: a run's seed, a non-negative integer of any size;
+- ``check_global_seed(value, name="seed")``: a seed for the global ``random`` and
+  ``numpy.random`` streams (as Scenic seeds them), 0 to 2**32 - 1;
 - ``check_str(value, name)``: a ``str``;
 - ``check_path(value, name)``: a file's path, a ``str`` or ``os.PathLike``;
 - ``check_callable(value, name)``: anything callable;
@@ -37,9 +39,9 @@ from cvcclock._core import (
     check_timeout,
 )
 
-__all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_path",
-           "check_real", "check_seconds", "check_seed", "check_str", "check_time_limit",
-           "check_timeout"]
+__all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_global_seed",
+           "check_path", "check_real", "check_seconds", "check_seed", "check_str",
+           "check_time_limit", "check_timeout"]
 
 T = TypeVar("T")
 
@@ -78,6 +80,37 @@ def check_seed(value: object, name: str = "seed") -> int:
         if seed < 0:
             raise
         return seed
+
+
+def check_global_seed(value: object, name: str = "seed") -> int:
+    """Return ``value`` as a seed of the global streams: ``check_seed``, at most 2**32 - 1.
+
+    Scenic draws from the global ``random`` and ``numpy.random`` streams and its command
+    line seeds both with one number; the legacy ``numpy.random.seed`` takes 32 bits.
+
+    Parameters
+    ----------
+    value : int
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer, or is a bool.
+    ValueError
+        If it is negative or above 2**32 - 1.
+    """
+    seed = check_seed(value, name)
+    if seed > 2**32 - 1:
+        raise ValueError(f"{name} must be at most 2**32 - 1 (numpy.random.seed takes 32 "
+                         f"bits), got {value!r}")
+    return seed
 
 
 @overload

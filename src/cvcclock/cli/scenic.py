@@ -22,7 +22,7 @@ from typing import Any
 
 from cvcclock._core import ClockConfig, Mode, WorldClock
 from cvcclock._extras import install_hint
-from cvcclock.checks import check_count, check_seconds
+from cvcclock.checks import check_count, check_global_seed, check_seconds
 from cvcclock.cli._output import reader_may_leave
 
 __all__ = ["DESCRIPTION", "PACERS", "add_parser", "run"]
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     try:
         check_count(args.steps, "--steps", minimum=1)
-        check_count(args.seed, "--seed", maximum=2**32 - 1)
+        check_global_seed(args.seed, "--seed")
         check_seconds(args.timestep, "--timestep", minimum=1e-4, maximum=3600.0)
         if args.speed is not None:
             if args.pacing != "live":

@@ -229,10 +229,12 @@ class _Job:
         if self._granted < n or self._over_limit(n):
             try:
                 while self._granted < n or self._over_limit(n):
+                    # The caller's streams go back before it can see the run waiting: once
+                    # wait_caught_up returns, its draws are its own.
+                    self._streams.away()
                     with self.cond:
                         self.waiting = (clock.discontinuities, follower.last_tick)
                         self.cond.notify_all()
-                    self._streams.away()
                     if self.stop.is_set():
                         raise _Stopped
                     clock.wait_for_tick_change(follower.last_tick, _POLL)

@@ -12,7 +12,13 @@ from scenic.core.simulators import Simulator
 
 from cvcclock._core import WorldClock, ticks_per_step
 from cvcclock._version import __version__
-from cvcclock.checks import check_count, check_path, check_seconds, check_seed, check_timeout
+from cvcclock.checks import (
+    check_count,
+    check_global_seed,
+    check_path,
+    check_seconds,
+    check_timeout,
+)
 from cvcclock.scenic._recording import RecordingError, ScenicRecording
 from cvcclock.scenic._run import RunSpec, ScenicRun, _qualified
 
@@ -194,7 +200,7 @@ class PacedSimulator(Simulator):  # type: ignore[misc]  # Scenic has no type inf
             timestep = check_seconds(timestep, "timestep")
             ticks_per_step(timestep, self.clock.fixed_dt)     # names both when not whole
         if seed is not None:
-            seed = check_count(check_seed(seed), "seed", maximum=2**32 - 1)
+            seed = check_global_seed(seed)
         own = _OWN & kwargs.keys()
         if own:
             raise TypeError(f"start() sets {', '.join(sorted(own))} itself; pass them as its "
