@@ -9,7 +9,9 @@ asks for, measured interleaved (plain and paced runs alternate, so load hits bot
   (``inner.simulate``) and batch-paced (``PacedSimulator.start``, the clock advanced by all
   its quanta at once, then ``wait``). ``(paced - plain) / plain`` is the overhead; per step
   it is ``(paced - plain) / STEPS``. A paced run's fixed costs (its worker thread, the
-  recording of state hashes) are inside the figure.
+  process's Scenic slot) are inside the figure. A paced run switches off Scenic's
+  stuck-behavior alarm (SIGALRM, main thread only), which plain Scenic arms around every
+  behavior step, so the gate's own cost is the difference with ``plain_without_alarm``.
 * live pacing error: a cheap step (one agent), 1x live, a FrameLoop at 240 fps driving the
   clock: for each step, the wall time its ``step()`` began minus the wall time of the frame
   whose advance ran its due tick. Median and p99 (and the quanta the clock dropped, which
@@ -66,6 +68,18 @@ def plain(n: int) -> None:
     DummySimulator().simulate(scene(n), maxSteps=STEPS, timestep=TIMESTEP)
 
 
+def plain_without_alarm(n: int) -> None:
+    """``plain`` without Scenic's stuck-behavior alarm, which a paced run switches off: it
+    arms SIGALRM (two signal calls and two alarm calls) around every behavior step."""
+    import scenic.core.dynamics as dynamics
+
+    saved, dynamics.stuckBehaviorWarningTimeout = dynamics.stuckBehaviorWarningTimeout, 0
+    try:
+        plain(n)
+    finally:
+        dynamics.stuckBehaviorWarningTimeout = saved
+
+
 def paced(n: int) -> None:
     clock = WorldClock(ClockConfig(fixed_dt=TIMESTEP / 2))
     with PacedSimulator(DummySimulator(), clock).start(scene(n), maxSteps=STEPS,
@@ -84,22 +98,23 @@ def test_scenic_run(benchmark, how, n):
 
 
 def overhead(n: int, rounds: int = 11) -> tuple[float, float, float]:
-    """Median plain and paced CPU seconds per run, interleaved; and the overhead ratio.
+    """Median CPU seconds per run, interleaved: plain, plain without the alarm, paced.
 
     CPU time of the whole process (``time.process_time``: the worker's and the waiting
     caller's threads both count), so a loaded machine's waits for a core do not count.
     """
+    fns = (plain, plain_without_alarm, paced)
     scene(n)
-    plain(n)
-    paced(n)
-    a, b = [], []
+    times: list[list[float]] = [[] for _ in fns]
+    for fn in fns:
+        fn(n)
     for _ in range(rounds):
-        for fn, out in ((plain, a), (paced, b)):
+        for fn, out in zip(fns, times, strict=True):
             began = time.process_time()
             fn(n)
             out.append(time.process_time() - began)
-    p, q = statistics.median(a), statistics.median(b)
-    return p, q, (q - p) / p
+    p, quiet, q = (statistics.median(t) for t in times)
+    return p, quiet, q
 
 
 class _Stamped(DummySimulation):
@@ -151,10 +166,11 @@ def pacing_error(steps: int = 300) -> tuple[float, float, int]:
 if __name__ == "__main__":
     print(f"scenic {scenic.__file__}, python {sys.version.split()[0]}")
     for n in (1, 10, 100):
-        p, q, ratio = overhead(n)
-        print(f"{n:4d} agents: plain {p * 1e3:7.2f} ms, paced-batch {q * 1e3:7.2f} ms CPU per "
-              f"{STEPS} steps; overhead {ratio * 100:+5.1f}% "
-              f"({(q - p) / STEPS * 1e6:+.1f} us per step)")
+        p, quiet, q = overhead(n)
+        print(f"{n:4d} agents, CPU ms per {STEPS} steps: plain {p * 1e3:.2f}, plain without "
+              f"the alarm {quiet * 1e3:.2f}, paced-batch {q * 1e3:.2f}; overhead "
+              f"{(q - p) / p * 100:+.1f}% over plain, {(q - quiet) / quiet * 100:+.1f}% "
+              f"({(q - quiet) / STEPS * 1e6:+.1f} us per step) over plain without the alarm")
     median, p99, dropped = pacing_error()
     print(f"live 1x pacing error (step start - the frame that made it due): median "
           f"{median * 1e6:.0f} us, p99 {p99 * 1e6:.0f} us (FrameLoop at 240 fps; "
