@@ -846,3 +846,14 @@ def test_check_small_json_gives_the_compact_text_within_the_cap():
         checks.check_small_json([math.inf], "v", 100)
     with pytest.raises(ValueError, match="at most 5 bytes of JSON, got 7"):
         checks.check_small_json("abcde", "v", 5)
+def test_check_global_seed_takes_what_both_global_streams_take():
+    from cvcclock.checks import check_global_seed
+
+    assert check_global_seed(0) == 0 and check_global_seed(np.uint32(2**32 - 1)) == 2**32 - 1
+    with pytest.raises(ValueError, match=r"run_seed must be at most 2\*\*32 - 1.*2\*\*32|"
+                                         r"run_seed must be at most 2\*\*32 - 1.*4294967296"):
+        check_global_seed(2**32, "run_seed")
+    with pytest.raises(ValueError, match="seed"):
+        check_global_seed(-1)
+    with pytest.raises(TypeError, match="seed"):
+        check_global_seed(True)

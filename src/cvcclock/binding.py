@@ -25,7 +25,14 @@ from time import perf_counter
 from typing import Any, NamedTuple
 
 from cvcclock._core import Mode, StepResult, WorldClock
-from cvcclock.checks import MAX_TICK, check_bool, check_count, check_seconds
+from cvcclock.checks import (
+    MAX_TICK,
+    check_bool,
+    check_callable,
+    check_count,
+    check_seconds,
+    check_str,
+)
 from cvcclock.keys import WorldClockKeys
 
 __all__ = ["IgnoredControl", "TreeWriteError", "WorldClockBinding", "WorldClockKeys"]
@@ -252,9 +259,9 @@ class WorldClockBinding:
 
     __slots__ = ("_applied_mode", "_clock", "_control_keys", "_controls", "_counter", "_dict",
                  "_get", "_interrupted", "_keys", "_missing", "_mode_ctl", "_paused_ctl",
-                 "_pending", "_publish", "_read_now", "_seen", "_seen_now", "_speed_ctl",
-                 "_telemetry_keys", "_telemetry_values", "_tree", "_wall_mark", "ignored",
-                 "last_ignored")
+                 "_pending", "_publish", "_published", "_read_now", "_seen", "_seen_now",
+                 "_speed_ctl", "_telemetry_keys", "_telemetry_values", "_tree", "_wall_mark",
+                 "ignored", "last_ignored")
 
     def __init__(self, tree: MutableMapping[str, Any], clock: WorldClock,
                  keys: str | WorldClockKeys | None = "sim") -> None:
@@ -274,6 +281,7 @@ class WorldClockBinding:
         self._wall_mark: float | None = None
         self.ignored = 0
         self.last_ignored: IgnoredControl | None = None
+        self._published: dict[str, Callable[[], object]] = {}
         # What the keys ask for; the clock's own values until a key says otherwise. A clock
         # paused from live or lockstep asks for that mode and paused when there is a paused
         # lane, so the paused lane carries the pause and clearing it resumes the clock as
@@ -318,15 +326,11 @@ class WorldClockBinding:
         # Precomputed once per table, so a drive loops over the enabled lanes only.
         controls = tuple((key, lane) for lane in _CONTROLS if (key := getattr(table, lane.name)))
         held = [self._get(key, _MISSING) for key, _ in controls]   # a raise changes nothing
-        telemetry = [(key, attribute) for name, attribute in _TELEMETRY
-                     if (key := getattr(table, name))]
         self._keys = table
         self._controls = controls
         self._control_keys = tuple(key for key, _ in controls)
         self._missing = (_MISSING,) * len(controls)
-        self._telemetry_keys = tuple(key for key, _ in telemetry)
-        self._telemetry_values = _values_of(attribute for _, attribute in telemetry)
-        self._publish = _publisher(telemetry)
+        self._bind_telemetry()
         self._read_now = _reader(self._control_keys)
         self._seen: list[Any] = [_UNSEEN] * len(controls)
         self._seen_now: tuple[Any, ...] = ()
@@ -336,6 +340,64 @@ class WorldClockBinding:
                         None)
         finally:
             self._saw()
+
+    def _bind_telemetry(self) -> None:
+        telemetry = [(key, attribute) for name, attribute in _TELEMETRY
+                     if (key := getattr(self._keys, name))]
+        self._telemetry_keys = tuple(key for key, _ in telemetry) + tuple(self._published)
+        self._telemetry_values = _values_of(attribute for _, attribute in telemetry)
+        self._publish = _publisher(telemetry)
+        if self._published:
+            self._telemetry_values = _with_published(self._telemetry_values,
+                                                     tuple(self._published.values()))
+            self._publish = _publishing(self._publish, tuple(self._published.items()))
+
+    def publish(self, key: str, read: Callable[[], object]) -> None:
+        """Publish one more telemetry key: every ``drive`` writes ``read()`` to ``key``.
+
+        For a follower with telemetry of its own beside the clock's (a Scenic run publishes
+        ``sim.scenic.step`` this way). The next ``drive`` and every one after write it, after
+        the clock's keys, in the order published; publishing a key again replaces its
+        ``read``. Controls and seeds are untouched, and the drive itself is unchanged: the
+        key joins the telemetry the binding precomputes for its table (and stays published
+        when the table is rebound).
+
+        Parameters
+        ----------
+        key : str
+            A non-empty tree key that no lane of the table uses.
+        read : callable
+            ``read()`` returns the value; it runs on the driving thread and must not raise
+            (what it raises propagates from ``drive``, after the frame's work).
+
+        Raises
+        ------
+        TypeError
+            If ``key`` is not a str or ``read`` is not callable.
+        ValueError
+            If ``key`` is empty or is one of the table's keys.
+        """
+        if not check_str(key, "key"):
+            raise ValueError("key must be a non-empty tree key")
+        check_callable(read, "read")
+        table = self._keys
+        lanes = [name for name in table.CONTROLS + table.TELEMETRY
+                 if getattr(table, name) == key]
+        if lanes:
+            raise ValueError(f"key {key!r} is the {lanes[0]} lane's key")
+        self._published[key] = read
+        self._bind_telemetry()
+
+    def unpublish(self, key: str) -> None:
+        """Stop publishing ``key`` (``publish``'s); the tree keeps its last value.
+
+        Raises
+        ------
+        KeyError
+            If ``key`` is not published.
+        """
+        del self._published[key]
+        self._bind_telemetry()
 
     # -- the frame -------------------------------------------------------------------------
 
@@ -724,3 +786,21 @@ def _values_of(attributes: Iterable[str]) -> Callable[[WorldClock], tuple[object
         one = attrgetter(names[0])
         return lambda clock: (one(clock),)
     return attrgetter(*names)
+
+
+def _with_published(values: Callable[[WorldClock], tuple[object, ...]],
+                    reads: tuple[Callable[[], object], ...]
+                    ) -> Callable[[WorldClock], tuple[object, ...]]:
+    """``values`` followed by each published key's ``read()``."""
+    return lambda clock: (*values(clock), *(read() for read in reads))
+
+
+def _publishing(publish: Callable[[WorldClock, MutableMapping[str, Any]], None],
+                reads: tuple[tuple[str, Callable[[], object]], ...]
+                ) -> Callable[[WorldClock, MutableMapping[str, Any]], None]:
+    """``publish`` (the generated setter), then each published key's ``read()``."""
+    def publish_all(clock: WorldClock, tree: MutableMapping[str, Any]) -> None:
+        publish(clock, tree)
+        for key, read in reads:
+            tree[key] = read()
+    return publish_all

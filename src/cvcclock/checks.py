@@ -10,6 +10,8 @@ applies, and adds the rules the core has no argument for (seeds, strings):
   type such as ``numpy.int64``, never a bool);
 - ``check_bool(value, name)``: a ``bool`` or ``numpy.bool_``, nothing else;
 - ``check_seed(value, name="seed")``: a run's seed, a non-negative integer of any size;
+- ``check_global_seed(value, name="seed")``: a seed for the global ``random`` and
+  ``numpy.random`` streams (as Scenic seeds them), 0 to 2**32 - 1;
 - ``check_str(value, name)``: a ``str``;
 - ``check_stream_name(value, name="name")``: a random stream's name, a ``str`` that UTF-8 can
   encode (its key is the sha256 of those bytes);
@@ -53,9 +55,10 @@ if TYPE_CHECKING:
     import numpy
 
 __all__ = ["MAX_TICK", "check_address", "check_bool", "check_callable", "check_count",
-           "check_key", "check_mapping", "check_path", "check_probability", "check_real",
-           "check_seconds", "check_seed", "check_small_json", "check_str", "check_stream_name",
-           "check_time_limit", "check_time_limits", "check_timeout", "check_wall_limit"]
+           "check_global_seed", "check_key", "check_mapping", "check_path", "check_probability",
+           "check_real", "check_seconds", "check_seed", "check_small_json", "check_str",
+           "check_stream_name", "check_time_limit", "check_time_limits", "check_timeout",
+           "check_wall_limit"]
 
 T = TypeVar("T")
 
@@ -94,6 +97,37 @@ def check_seed(value: object, name: str = "seed") -> int:
         if seed < 0:
             raise
         return seed
+
+
+def check_global_seed(value: object, name: str = "seed") -> int:
+    """Return ``value`` as a seed of the global streams: ``check_seed``, at most 2**32 - 1.
+
+    Scenic draws from the global ``random`` and ``numpy.random`` streams and its command
+    line seeds both with one number; the legacy ``numpy.random.seed`` takes 32 bits.
+
+    Parameters
+    ----------
+    value : int
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer, or is a bool.
+    ValueError
+        If it is negative or above 2**32 - 1.
+    """
+    seed = check_seed(value, name)
+    if seed > 2**32 - 1:
+        raise ValueError(f"{name} must be at most 2**32 - 1 (numpy.random.seed takes 32 "
+                         f"bits), got {value!r}")
+    return seed
 
 
 @overload

@@ -27,11 +27,12 @@ PUBLIC_MODULES = [
     "cvcclock.gym",
     "cvcclock.netplay",
     "cvcclock.panel",
+    "cvcclock.scenic",
 ]
 # The public modules that need an optional extra, with the package it brings: where it is
 # missing (the README's suite) their names are left out; the docs stage, whose extra brings
-# Gymnasium, checks them.
-NEEDS_EXTRA = {"cvcclock.gym": "gymnasium"}
+# Gymnasium, and the scenic stage, which brings Scenic, check them.
+NEEDS_EXTRA = {"cvcclock.gym": "gymnasium", "cvcclock.scenic": "scenic"}
 
 
 def _importable(name: str) -> bool:

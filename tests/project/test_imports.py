@@ -120,7 +120,8 @@ def test_scenario_imports_no_batch_but_for_its_lazy_reexport():
     assert bad == []
 
 
-WINGS = ("replay", "scenario", "batch", "cli", "demo", "bench", "gym", "netplay", "panel")
+WINGS = ("replay", "scenario", "batch", "cli", "demo", "bench", "gym", "netplay", "panel",
+         "scenic")
 
 
 def wing_of(module: str) -> str | None:

@@ -1,8 +1,8 @@
 """The ``cvcclock`` command line: ``python -m cvcclock demo``, ``bench``, ``replay``, ``batch``
-or ``netplay-demo``.
+or ``netplay-demo`` or ``scenic``.
 
 One module per command (:mod:`.demo`, :mod:`.bench`, :mod:`.replay`, :mod:`.batch`,
-:mod:`.netplay_demo`), each with
+:mod:`.netplay_demo`, :mod:`.scenic`), each with
 ``add_parser(commands)`` and ``run(args, parser) -> int``; :func:`main` builds the parser from
 them and dispatches. Nothing in the package imports this wing; ``cvcclock.__main__`` calls
 :func:`main`.
@@ -22,7 +22,7 @@ import argparse
 import sys
 
 from cvcclock import __version__
-from cvcclock.cli import batch, bench, demo, netplay_demo, replay
+from cvcclock.cli import batch, bench, demo, netplay_demo, replay, scenic
 from cvcclock.cli._output import encode_what_stdout_can, reader_may_leave
 
 __all__ = ["main"]
@@ -39,7 +39,7 @@ replay unverified (nothing differs, a digest is missing); 130 interrupted
 (Ctrl-C); 143 a batch terminated (SIGTERM)."""
 
 COMMANDS = {"demo": demo, "bench": bench, "replay": replay, "batch": batch,
-            "netplay-demo": netplay_demo}
+            "netplay-demo": netplay_demo, "scenic": scenic}
 
 
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
