@@ -23,6 +23,7 @@ from typing import Any
 from cvcclock._core import ClockConfig, Mode, WorldClock
 from cvcclock._extras import install_hint
 from cvcclock.checks import check_count, check_global_seed, check_seconds
+from cvcclock.cli import _panel
 from cvcclock.cli._output import reader_may_leave
 
 __all__ = ["DESCRIPTION", "PACERS", "add_parser", "run"]
@@ -78,14 +79,20 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("--replay", metavar="PATH", help="replay the recording at PATH")
     p.add_argument("--seek", type=int, metavar="STEP",
                    help="re-run to STEP in batch and stop there")
+    _panel.add_options(p, "run it live at --speed")
     return p
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Run the program; the status says ended (0), diverged (1) or bad input (2)."""
     _check_arguments(parser, args)
+    _panel.refuse_without_panel(args, parser)
+    if args.panel:
+        if args.pacing != "live" or args.seek is not None:
+            parser.error("--panel runs the program live (the page sets the pacing): "
+                         "--pacing and --seek do not apply")
     try:
-        status, report = _scenic_command(args)
+        status, report = _scenic_command(args, parser)
     except _BadInput as error:
         print(f"cvcclock scenic: {error}", file=sys.stderr)
         return 2
@@ -114,7 +121,8 @@ def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         parser.error(str(error))
 
 
-def _scenic_command(args: argparse.Namespace) -> tuple[int, str]:
+def _scenic_command(args: argparse.Namespace, parser: argparse.ArgumentParser
+                    ) -> tuple[int, str]:
     scenic = _import_scenic()
     scenario = _compile(scenic, args)
     clock = WorldClock(ClockConfig(fixed_dt=_fixed_dt(args)))
@@ -126,8 +134,31 @@ def _scenic_command(args: argparse.Namespace) -> tuple[int, str]:
             except ValueError as error:
                 raise _BadInput(str(error)) from None
             return 0, f"paused at step {run.steps} (sought), tick {clock.tick}\n"
-        PACERS[args.pacing](run, clock, args)
+        if args.panel:
+            status = _panel.serve("scenic", args, parser,
+                                  lambda **where: _with_panel(run, clock, args, where))
+            if status:
+                raise _BadInput("--panel: the panel could not start (see above)")
+            if not run.done:        # Ctrl-C stopped the panel's loop before the run ended
+                raise KeyboardInterrupt
+        else:
+            PACERS[args.pacing](run, clock, args)
         return _report(run, args)
+
+
+def _with_panel(run: Any, clock: WorldClock, args: argparse.Namespace,
+                where: dict[str, Any]) -> None:
+    """The live pacer, with the transport panel: the page drives the run's clock through a
+    binding that also publishes ``sim.scenic.step`` and ``sim.scenic.termination``; a page's
+    step button runs one Scenic step (the run's follower)."""
+    from cvcclock import WorldClockBinding
+    from cvcclock.panel import serve as serve_panel
+
+    clock.scale = 1.0 if args.speed is None else args.speed
+    binding = WorldClockBinding({}, clock)
+    run.bind(binding)
+    serve_panel(binding, on_frame=lambda frame, result: run.wait_caught_up(),
+                follower=run.follower, until=lambda: run.done, **where)
 
 
 def _fixed_dt(args: argparse.Namespace) -> float:
