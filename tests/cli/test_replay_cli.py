@@ -364,3 +364,20 @@ def test_replay_help_names_the_unverified_status(capsys):
         main(["replay", "--help"])
     out = capsys.readouterr().out
     assert "3 unverified: nothing" in out and "a version-1 trace has no body digest" in out
+
+
+@pytest.mark.parametrize("value", ['"fast"', "0", "1e-300"])
+def test_replay_panel_refuses_what_the_replay_refuses_before_serving(tmp_path, value):
+    """``--panel`` scrubs a trace by the command's own rules: nothing is served for a trace
+    the replay refuses (a speed it cannot take, an end beyond the trace's size)."""
+    lines = ['{"format": "cvcclock-trace", "version": 2, "fixed_dt": 0.01, "dt": 0.06, '
+             '"start_tick": 0, "seed": 0, "cvcclock": "0", "metadata": {"world": '
+             '"cvcclock demo spring"}}', '{"tick": 0, "input": "speed", "value": ' + value + '}',
+             json.dumps({"end": 2**62})]
+    proc = run("replay", str(redigested(tmp_path / "bad.trace", lines)), "--panel")
+    assert (proc.returncode, proc.stdout) == (INVALID, ""), proc.stderr
+    assert "line 2" in proc.stderr and "cvcclock panel" not in proc.stdout
+    lines[1] = '{"tick": 0, "input": "speed", "value": 1.0}'
+    proc = run("replay", str(redigested(tmp_path / "long.trace", lines)), "--panel")
+    assert (proc.returncode, proc.stdout) == (INVALID, ""), proc.stderr
+    assert "a replay's work is bounded by its trace's size" in proc.stderr

@@ -71,27 +71,18 @@ def refuse_without_panel(args: argparse.Namespace, parser: argparse.ArgumentPars
             parser.error(f"--{option} applies to --panel only")
 
 
-def serve_trace(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    """``cvcclock replay TRACE --panel``: the trace replayed live, scrubbed from the page.
+def serve_trace(args: argparse.Namespace, parser: argparse.ArgumentParser, trace: Any) -> int:
+    """``cvcclock replay TRACE --panel``: ``trace`` (read and checked by the replay command)
+    replayed live, scrubbed from the page.
 
     Returns
     -------
     int
-        As :func:`serve`; 2 also for a trace that cannot be read or is not the demo's.
+        As :func:`serve`; 2 also for a trace that is not the demo's.
     """
-    from cvcclock.replay import InputTrace, TraceFormatError
-
     if args.to is not None or args.speed is not None:
         parser.error("--panel replays the whole trace live, scrubbed from the page: --to "
                      "and --speed do not apply")
-    try:
-        trace = InputTrace.load(args.trace)
-    except TraceFormatError as error:
-        print(f"cvcclock replay: unreadable trace: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"cvcclock replay: cannot read {args.trace}: {error.strerror}", file=sys.stderr)
-        return 2
     try:
         return serve("replay", args, parser,
                      lambda **where: demo_replay(trace, **where))

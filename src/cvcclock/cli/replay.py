@@ -111,7 +111,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     unusable (2) or unverified (3)."""
     _panel.refuse_without_panel(args, parser)
     if args.panel:
-        return _panel.serve_trace(args, parser)
+        trace = _demo_trace(args)      # the command's own rules, before anything is served
+        if trace is None:
+            return INVALID
+        return _panel.serve_trace(args, parser, trace)
     outcome = replay_command(parser, args)
     with reader_may_leave(outcome.status):
         print(outcome.report, end="")
@@ -134,23 +137,12 @@ def replay_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         Status 0 (matched), 1 (diverged), 2 (unusable trace) or 3 (unverified) and the
         report to print.
     """
-    try:
-        trace = InputTrace.load(args.trace, check_input=_check_input)
-    except TraceFormatError as error:
-        print(f"cvcclock replay: unreadable trace: {error}", file=sys.stderr)
+    trace = _read(args.trace)
+    if trace is None:
         return Outcome(INVALID, "")
-    except OSError as error:
-        print(f"cvcclock replay: cannot read {args.trace}: {error.strerror}", file=sys.stderr)
-        return Outcome(INVALID, "")
-    world = trace.header.metadata.get("world")
-    if world == PONG_WORLD:         # a match from 'cvcclock netplay-demo --trace'
+    if trace.header.metadata.get("world") == PONG_WORLD:   # from 'cvcclock netplay-demo'
         return _replay_match(parser, args, trace)
-    if world != WORLD:
-        print(f"cvcclock replay: {_not_the_demo(args.trace, world)}", file=sys.stderr)
-        return Outcome(INVALID, "")
-    problem = _what_the_demo_cannot_replay(trace)
-    if problem:
-        print(f"cvcclock replay: {args.trace}, {problem}", file=sys.stderr)
+    if not _replayable_demo(args.trace, trace):
         return Outcome(INVALID, "")
     _check_arguments(parser, args, trace)
     try:
@@ -160,6 +152,35 @@ def replay_command(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         return Outcome(INVALID, "")
     verdict = _verdict(trace, replayed)
     return Outcome(verdict.status, _report(args.trace, trace, replayed, verdict))
+
+
+def _read(path: str) -> InputTrace | None:
+    """The trace at ``path``, its inputs checked as read; None (the reason on stderr) if it
+    cannot be read."""
+    try:
+        return InputTrace.load(path, check_input=_check_input)
+    except TraceFormatError as error:
+        print(f"cvcclock replay: unreadable trace: {error}", file=sys.stderr)
+    except OSError as error:
+        print(f"cvcclock replay: cannot read {path}: {error.strerror}", file=sys.stderr)
+    return None
+
+
+def _replayable_demo(path: str, trace: InputTrace) -> bool:
+    """Whether ``trace`` is one of the demo's that its replay can do (else why, on stderr)."""
+    world = trace.header.metadata.get("world")
+    problem = (_not_the_demo(path, world) if world != WORLD
+               else _what_the_demo_cannot_replay(trace))
+    if problem:
+        print(f"cvcclock replay: {problem if world != WORLD else f'{path}, {problem}'}",
+              file=sys.stderr)
+    return not problem
+
+
+def _demo_trace(args: argparse.Namespace) -> InputTrace | None:
+    """The demo trace ``--panel`` scrubs, by the command's rules; None if it cannot."""
+    trace = _read(args.trace)
+    return trace if trace is not None and _replayable_demo(args.trace, trace) else None
 
 
 _PLAYER = re.compile(r"p[0-9]{1,3}")
