@@ -16,6 +16,8 @@ applies, and adds the rules the core has no argument for (seeds, strings):
 - ``check_timeout(value, name="timeout")``: a wait's timeout, None or seconds;
 - ``check_time_limit(value, name="time_limit")``: a run's time limit, seconds or ``math.inf``;
 - ``check_wall_limit(value, name)``: a wall-clock limit, None (none) or seconds > 0;
+- ``check_keep(value, name="keep")``: what of a batch's runs to keep, as a frozenset of
+  ``"records"`` and ``"trajectory"`` (None: the batch's default);
 - ``MAX_TICK``: 2**62, the largest tick, count or due tick.
 
 A wrong type raises TypeError, a wrong value ValueError; both name the argument and the value.
@@ -38,9 +40,9 @@ from cvcclock._core import (
     check_timeout,
 )
 
-__all__ = ["MAX_TICK", "check_bool", "check_callable", "check_count", "check_path",
-           "check_real", "check_seconds", "check_seed", "check_str", "check_time_limit",
-           "check_timeout", "check_wall_limit"]
+__all__ = ["KEEPABLE", "MAX_TICK", "check_bool", "check_callable", "check_count", "check_keep",
+           "check_path", "check_real", "check_seconds", "check_seed", "check_str",
+           "check_time_limit", "check_timeout", "check_wall_limit"]
 
 T = TypeVar("T")
 
@@ -205,3 +207,55 @@ def check_wall_limit(value: object, name: str) -> float | None:
     if seconds == 0:
         raise ValueError(f"{name} must be > 0 seconds (or None for no limit), got {value!r}")
     return seconds
+
+
+KEEPABLE = ("records", "trajectory")
+"""What a batch may keep of a run beyond its summary, in ``check_keep``'s words."""
+
+_KEEP_WORDS = {"all": frozenset(KEEPABLE), "summary": frozenset(),
+               **{part: frozenset((part,)) for part in KEEPABLE}}
+
+
+def check_keep(value: object, name: str = "keep") -> frozenset[str] | None:
+    """Return what a batch keeps of each run beyond its summary: a set of ``KEEPABLE`` names.
+
+    ``"all"`` is both, ``"summary"`` neither, ``"records"`` or ``"trajectory"`` one; a
+    tuple, list, set or frozenset of those two names (empty for the summary alone) says
+    the same. None stays None: the batch's default.
+
+    Parameters
+    ----------
+    value : str, collection of str or None
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    frozenset of str or None
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is none of those types, or the collection holds a non-string.
+    ValueError
+        If a word is not one of those above.
+    """
+    if value is None:
+        return None
+    words = ", ".join(repr(w) for w in _KEEP_WORDS)
+    if isinstance(value, str):
+        if value not in _KEEP_WORDS:
+            raise ValueError(f"{name} must be one of {words}, or a collection of "
+                             f"{' and '.join(map(repr, KEEPABLE))}, got {value!r}")
+        return _KEEP_WORDS[value]
+    if not isinstance(value, (tuple, list, set, frozenset)):
+        raise TypeError(f"{name} must be a str, a tuple, list or set of str, or None, "
+                        f"got {value!r}")
+    for part in value:
+        if not isinstance(part, str):
+            raise TypeError(f"{name} must hold only str, got {part!r} in {value!r}")
+        if part not in KEEPABLE:
+            raise ValueError(f"{name} may hold only {' and '.join(map(repr, KEEPABLE))}, "
+                             f"got {part!r} in {value!r}")
+    return frozenset(value)
