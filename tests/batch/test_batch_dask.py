@@ -43,8 +43,8 @@ distributed = pytest.importorskip(
 
 @pytest.fixture(autouse=True)
 def watchdog():
-    """No test here may hang: after 150 s the process dumps every thread's stack and exits."""
-    faulthandler.dump_traceback_later(150, exit=True)
+    """No test here may hang: after 240 s the process dumps every thread's stack and exits."""
+    faulthandler.dump_traceback_later(240, exit=True)
     yield
     faulthandler.cancel_dump_traceback_later()
 
@@ -64,8 +64,9 @@ def client():
 
 @pytest.fixture
 def cluster_of_two(client):
-    """The client, its two workers up (a test before may have killed one)."""
-    client.wait_for_workers(2, timeout=60)
+    """The client, its two workers up (a test before may have killed one: its nanny restarts
+    it, which took over a minute on a loaded 2-core machine)."""
+    client.wait_for_workers(2, timeout=150)
     return client
 
 
@@ -300,4 +301,4 @@ def test_a_stuck_run_on_dask_times_out_and_its_worker_is_restarted(cluster_of_tw
     assert "run_timeout=2 s" in stuck.message and "its worker process was replaced" in \
         stuck.message
     assert got[:2] + got[3:] == serial(Stuck(victim=2), [s for s in seeds if s != 2])
-    cluster_of_two.wait_for_workers(2, timeout=60)          # the restarted worker is back
+    cluster_of_two.wait_for_workers(2, timeout=150)         # the restarted worker is back

@@ -70,8 +70,10 @@ __all__ = ["NO_WORKERS_WAIT", "Backend", "Chunk", "ChunkOutput", "DaskBackend", 
 _BREAK_TIMEOUT = 30.0
 """Seconds to wait for a broken pool to settle its futures (it fails them at once)."""
 
-NO_WORKERS_WAIT = 60.0
-"""Seconds a batch waits for a Dask cluster that has no worker before it gives up."""
+NO_WORKERS_WAIT = 300.0
+"""Seconds a batch waits for a Dask cluster that has no worker before it gives up: long
+enough for nannies to restart killed workers on a loaded machine (over a minute was seen
+on a 2-core machine at a load of 11), short enough that a lost cluster is reported."""
 
 _GATHER_TIMEOUT = 30.0
 """Seconds a Dask result may take to arrive once its task finished (then it is waited for
@@ -567,7 +569,8 @@ class DaskBackend:
 
     With ``run_timeout``, the workers log an event (a topic of this batch's) as each run
     starts; a run that has gone on longer has its task cancelled and its worker restarted
-    by its nanny, and its chunk comes back :class:`TimedOut`.
+    by its nanny (a worker without one stays busy), and its chunk comes back
+    :class:`TimedOut`.
 
     Parameters
     ----------
@@ -592,6 +595,7 @@ class DaskBackend:
         self._topic: str | None = None
         self._attempts = itertools.count()
         self._of_attempt: dict[int, Any] = {}                       # attempt -> future
+        self._attempt_of: dict[Any, int] = {}                       # future -> attempt
         self._running: dict[int, tuple[int, str, float]] = {}       # attempt -> seed, worker, since
         self._heard: collections.deque[Any] = collections.deque()
         self._timed_out: list[Outcome] = []
@@ -608,6 +612,7 @@ class DaskBackend:
         self._futures[future] = chunk
         if attempt is not None:
             self._of_attempt[attempt] = future
+            self._attempt_of[future] = attempt
 
     def in_flight(self) -> int:
         """Chunks submitted and not yet handed back."""
@@ -620,7 +625,7 @@ class DaskBackend:
             for future in [f for f in self._futures if f.done()]:
                 outcome = self._outcome(future)
                 if outcome is not None:
-                    del self._futures[future]
+                    self._forget(future)
                     outcomes.append(outcome)
             self._check_runs()
             outcomes.extend(self._timed_out)
@@ -647,14 +652,22 @@ class DaskBackend:
             future = self._of_attempt.get(attempt)
             if future not in self._futures:
                 del self._running[attempt]
-                self._of_attempt.pop(attempt, None)
             elif now - since > self._timeout:
                 del self._running[attempt]
-                chunk = self._futures.pop(future)
+                chunk = self._forget(future)
                 self._client.cancel([future])
-                self._client.restart_workers([worker], timeout=_RESTART_TIMEOUT,
-                                             raise_for_error=False)
+                # On a thread: a restart takes seconds (a minute on a loaded machine), and
+                # the other workers' results come in meanwhile.
+                threading.Thread(target=self._restart, args=(worker,), daemon=True,
+                                 name="cvcclock-batch-restart").start()
                 self._timed_out.append(TimedOut(chunk, seed, now - since))
+
+    def _restart(self, worker: str) -> None:
+        try:
+            self._client.restart_workers([worker], timeout=_RESTART_TIMEOUT,
+                                         raise_for_error=False)
+        except Exception:  # noqa: BLE001 -- no nanny, a closed client: the run is failed anyway
+            pass
 
     def _outcome(self, future: Any) -> Outcome | None:
         """What a done task gave; None if it is being computed again (its result was lost)."""
@@ -673,6 +686,14 @@ class DaskBackend:
             if future.status in ("pending", "lost"):    # its result went with a worker
                 return None
             raise _fatal(e, chunk) from None
+
+    def _forget(self, future: Any) -> Chunk:
+        """Drop every reference to ``future`` (a held future keeps its result on the cluster)."""
+        attempt = self._attempt_of.pop(future, None)
+        if attempt is not None:
+            self._of_attempt.pop(attempt, None)
+            self._running.pop(attempt, None)
+        return self._futures.pop(future)
 
     def _check_workers(self) -> None:
         """End the batch when the cluster has had no worker for ``NO_WORKERS_WAIT`` s."""
@@ -693,5 +714,7 @@ class DaskBackend:
         if self._futures:
             self._client.cancel(list(self._futures))
         self._futures.clear()
+        self._of_attempt.clear()
+        self._attempt_of.clear()
         if self._topic is not None:
             self._client.unsubscribe_topic(self._topic)

@@ -18,11 +18,11 @@ tagged values as their ``{"$...": ...}`` objects) but raises on a partial last l
 a crash, read with :func:`read_results` or rerun the batch, which removes the partial line.
 
 Damage: every line is checked when a batch opens the file or :func:`read_results` reads
-it (its head, and its checksum, a CRC-32 that finds a flipped byte anywhere in it: 1.6 s
-for 10,000 lines of the README's scenario, 18 KB each, on this project's machine). A damaged line other than the last is an error
-naming the file and the line; :func:`repair_results` (the ``batch`` command's
-``--repair``) moves such lines into ``PATH.rejected`` and keeps the rest, and the next
-batch reruns their seeds.
+it: its head, and its checksum, a CRC-32 that finds a flipped byte anywhere in it (1.6 s
+for 10,000 lines of the README's scenario, 18 KB each, on this project's machine). A
+damaged line other than the last is an error naming the file and the line;
+:func:`repair_results` (the ``batch`` command's ``--repair``) moves such lines into
+``PATH.rejected`` and keeps the rest, and the next batch runs their seeds again.
 """
 
 from __future__ import annotations

@@ -229,7 +229,7 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
         damaged (naming the line) or is not a results file.
     RuntimeError
         When iterated: another batch is writing to ``out``; or a Dask cluster has had no
-        worker for ``NO_WORKERS_WAIT`` (60) seconds.
+        worker for ``NO_WORKERS_WAIT`` (300) seconds.
     """
     try:
         batch = _check(scenario, seeds, executor, workers, chunk_size, out, progress,
