@@ -450,6 +450,10 @@ class FuturesBackend:
             self._watch = _RunWatch(pool.events, run_timeout)
         self._futures: dict[cf.Future[ChunkOutput], tuple[Chunk, int | None]] = {}
         self._lost: list[Outcome] = []
+        # Futures that finished since the last look, appended by the executor's thread: a
+        # look that finds none costs nothing (cf.wait locks every future in flight, and the
+        # batch looks after every result it yields).
+        self._finished: collections.deque[cf.Future[ChunkOutput]] = collections.deque()
 
     def submit(self, chunk: Chunk) -> None:
         """Start running ``chunk``."""
@@ -463,6 +467,7 @@ class FuturesBackend:
             self._lost.extend(self._replace(e))
             return
         self._futures[future] = (chunk, attempt)
+        future.add_done_callback(self._finished.append)
 
     def in_flight(self) -> int:
         """Chunks submitted and not yet handed back."""
@@ -473,6 +478,9 @@ class FuturesBackend:
         outcomes, self._lost = self._lost, []
         if not self._futures or (outcomes and block):
             return outcomes
+        if not block and not self._finished and self._watch is None:
+            return outcomes
+        self._finished.clear()          # what finishes from now on is seen by _ready or later
         done = self._ready(block)
         broken: cf.BrokenExecutor | None = None
         for future in done:
