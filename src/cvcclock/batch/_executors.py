@@ -82,11 +82,11 @@ again: its worker may have died, and Dask is computing it once more)."""
 _DASK_POLL = 1.0
 """Seconds between looks at a Dask cluster's workers while waiting for a result."""
 
-_RESTART_TIMEOUT = 60.0
-"""Seconds to wait for a Dask worker restarted because of a stuck run."""
-
 _ORPHANED = 70
 """The exit status of a worker whose batch went away."""
+
+_STUCK = 71
+"""The exit status of a Dask worker made to exit because its run was stuck."""
 
 _PR_SET_PDEATHSIG = 1
 
@@ -567,6 +567,11 @@ def is_dask_client(executor: object) -> bool:
     return distributed is not None and isinstance(executor, distributed.Client)
 
 
+def _exit_soon() -> None:
+    """Run on a Dask worker whose run is stuck: exit just after replying (``client.run``)."""
+    threading.Timer(0.2, os._exit, (_STUCK,)).start()
+
+
 class DaskBackend:
     """Chunks as tasks on a Dask cluster, through its client.
 
@@ -576,9 +581,9 @@ class DaskBackend:
     with no worker for :data:`NO_WORKERS_WAIT` seconds ends the batch.
 
     With ``run_timeout``, the workers log an event (a topic of this batch's) as each run
-    starts; a run that has gone on longer has its task cancelled and its worker restarted
-    by its nanny (a worker without one stays busy), and its chunk comes back
-    :class:`TimedOut`.
+    starts; a run that has gone on longer has its task cancelled and its worker made to
+    exit (``client.run``), which its nanny replaces as it does a crashed one, and its chunk
+    comes back :class:`TimedOut`.
 
     Parameters
     ----------
@@ -664,17 +669,18 @@ class DaskBackend:
                 del self._running[attempt]
                 chunk = self._forget(future)
                 self._client.cancel([future])
-                # On a thread: a restart takes seconds (a minute on a loaded machine), and
-                # the other workers' results come in meanwhile.
+                # On a thread: the other workers' results keep coming in meanwhile.
                 threading.Thread(target=self._restart, args=(worker,), daemon=True,
                                  name="cvcclock-batch-restart").start()
                 self._timed_out.append(TimedOut(chunk, seed, now - since))
 
     def _restart(self, worker: str) -> None:
+        # The worker exits as a crashed one does, and its nanny starts a new one. (A nanny's
+        # restart_workers asks the worker to close first, which a stuck task thread can hold
+        # up past any timeout: seen on a loaded machine.)
         try:
-            self._client.restart_workers([worker], timeout=_RESTART_TIMEOUT,
-                                         raise_for_error=False)
-        except Exception:  # noqa: BLE001 -- no nanny, a closed client: the run is failed anyway
+            self._client.run(_exit_soon, workers=[worker])
+        except Exception:  # noqa: BLE001 -- the worker is gone already, or the client is closed
             pass
 
     def _outcome(self, future: Any) -> Outcome | None:
