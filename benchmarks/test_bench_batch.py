@@ -10,8 +10,15 @@ Rows, every one timing the same SEEDS runs (``extra_info["seeds"]``); runs per s
 * ``loop``: ``simulate`` in a loop in this process: the floor;
 * ``pool-1``, ``pool-2``: simulate_many on a warm forkserver ProcessPoolExecutor of 1 or 2
   workers (started and warmed up outside the timing, as a long batch amortises them);
-* ``pool-2-out``: the same with ``out=``, each result also written to a JSON Lines file;
-* ``dask-2``: a warm Dask LocalCluster of 2 worker processes with one thread each.
+* ``pool-2-out``: the same with ``out=``, each result also written to a JSON Lines file
+  (the workers encode the lines; by default only the summary and the records come back);
+* ``pool-2-out-all``: the same with ``keep="all"``: every result whole, as without ``out``;
+* ``pool-2-summary``: without ``out``, ``keep="summary"``: the parent's floor;
+* ``dask-2``, ``dask-2-out``: a warm Dask LocalCluster of 2 worker processes with one
+  thread each, without and with ``out=``.
+
+``benchmarks/batch_scaling.py`` alternates the loop, pool-1, pool-2 and dask-2 over 1,000
+seeds, three rounds, for the figures quoted in issue 22.
 
 An executor's cost per run is ``(workers * time - loop time) / SEEDS``: what its runs took
 beyond the loop's, in worker-seconds. ``extra_info["parent_cpu_ms_per_run"]`` is this
@@ -98,9 +105,12 @@ def loop():
     return [simulate(scenario, seed=seed) for seed in range(SEEDS)]
 
 
-def batch(executor, out=None):
+def batch(executor, out=None, **options):
+    if out is not None and out.exists():
+        out.unlink()            # every round runs its seeds (pedantic runs one round; still)
     return list(
-        simulate_many(CloseCall(), range(SEEDS), executor=executor, out=out, progress=False)
+        simulate_many(CloseCall(), range(SEEDS), executor=executor, out=out, progress=False,
+                      **options)
     )
 
 
@@ -135,5 +145,31 @@ def test_pool_2_with_out_file(benchmark, pools, tmp_path):
     measure(benchmark, "pool-2-out", lambda: batch(pools[2], out))
 
 
+def test_pool_2_with_out_file_keeping_all(benchmark, pools, tmp_path):
+    out = Path(tmp_path) / "runs.jsonl"
+    measure(benchmark, "pool-2-out-all", lambda: batch(pools[2], out, keep="all"))
+
+
+def test_pool_2_keeping_the_summary(benchmark, pools):
+    measure(benchmark, "pool-2-summary", lambda: batch(pools[2], keep="summary"))
+
+
 def test_dask_2(benchmark, dask_client):
     measure(benchmark, "dask-2", lambda: batch(dask_client))
+
+
+def test_dask_2_with_out_file(benchmark, dask_client, tmp_path):
+    out = Path(tmp_path) / "runs.jsonl"
+    measure(benchmark, "dask-2-out", lambda: batch(dask_client, out))
+
+
+def test_the_alternated_scaling_table_runs(capsys):
+    """benchmarks/batch_scaling.py, tiny, so that it cannot rot (its figures mean nothing)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    try:
+        import batch_scaling
+    finally:
+        sys.path.pop(0)
+    assert batch_scaling.main(["--seeds", "12", "--rounds", "1", "--out"]) == 0
+    table = capsys.readouterr().out
+    assert all(f"\n{row} " in table for row in ("loop", "pool-1", "pool-2", "dask-2")), table

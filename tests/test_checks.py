@@ -472,7 +472,7 @@ def test_a_resampled_run_replays_from_its_run_seed_in_a_batch_and_its_file(tmp_p
     alone = simulate(CloseCall(), seed=run_seed)
     out = tmp_path / "runs.jsonl"
     with cf.ThreadPoolExecutor(1) as pool:
-        batch, = simulate_many(CloseCall(), [run_seed], executor=pool, out=out)
+        batch, = simulate_many(CloseCall(), [run_seed], executor=pool, out=out, keep="all")
     assert isinstance(batch, SimulationResult) and batch == alone
     assert read_results(out) == [alone]
 

@@ -27,6 +27,8 @@ applies, and adds the rules the core has no argument for (seeds, strings):
 - ``check_address(value, name)``: a UDP address, ``(host, port)``;
 - ``check_key(value, name)``: a secret key, at least 16 bytes;
 - ``check_small_json(value, name, max_bytes)``: a value as its compact JSON text, size-capped;
+- ``check_keep(value, name="keep")``: what of a batch's runs to keep, as a frozenset of
+  ``"records"`` and ``"trajectory"`` (None: the batch's default);
 - ``MAX_TICK``: 2**62, the largest tick, count or due tick.
 
 A wrong type raises TypeError, a wrong value ValueError; both name the argument and the value.
@@ -54,11 +56,11 @@ from cvcclock._core import (
 if TYPE_CHECKING:
     import numpy
 
-__all__ = ["MAX_TICK", "check_address", "check_bool", "check_callable", "check_count",
-           "check_global_seed", "check_key", "check_mapping", "check_path", "check_probability",
-           "check_real", "check_seconds", "check_seed", "check_small_json", "check_str",
-           "check_stream_name", "check_time_limit", "check_time_limits", "check_timeout",
-           "check_wall_limit"]
+__all__ = ["KEEPABLE", "MAX_TICK", "check_address", "check_bool", "check_callable",
+           "check_count", "check_global_seed", "check_keep", "check_key", "check_mapping",
+           "check_path", "check_probability", "check_real", "check_seconds", "check_seed",
+           "check_small_json", "check_str", "check_stream_name", "check_time_limit",
+           "check_time_limits", "check_timeout", "check_wall_limit"]
 
 T = TypeVar("T")
 
@@ -479,3 +481,55 @@ def check_small_json(value: object, name: str, max_bytes: int) -> str:
         raise ValueError(f"{name} must encode to at most {max_bytes} bytes of JSON, got "
                          f"{len(text)} bytes")
     return text
+
+
+KEEPABLE = ("records", "trajectory")
+"""What a batch may keep of a run beyond its summary, in ``check_keep``'s words."""
+
+_KEEP_WORDS = {"all": frozenset(KEEPABLE), "summary": frozenset(),
+               **{part: frozenset((part,)) for part in KEEPABLE}}
+
+
+def check_keep(value: object, name: str = "keep") -> frozenset[str] | None:
+    """Return what a batch keeps of each run beyond its summary: a set of ``KEEPABLE`` names.
+
+    ``"all"`` is both, ``"summary"`` neither, ``"records"`` or ``"trajectory"`` one; a
+    tuple, list, set or frozenset of those two names (empty for the summary alone) says
+    the same. None stays None: the batch's default.
+
+    Parameters
+    ----------
+    value : str, collection of str or None
+        The argument to check.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    frozenset of str or None
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is none of those types, or the collection holds a non-string.
+    ValueError
+        If a word is not one of those above.
+    """
+    if value is None:
+        return None
+    words = ", ".join(repr(w) for w in _KEEP_WORDS)
+    if isinstance(value, str):
+        if value not in _KEEP_WORDS:
+            raise ValueError(f"{name} must be one of {words}, or a collection of "
+                             f"{' and '.join(map(repr, KEEPABLE))}, got {value!r}")
+        return _KEEP_WORDS[value]
+    if not isinstance(value, (tuple, list, set, frozenset)):
+        raise TypeError(f"{name} must be a str, a tuple, list or set of str, or None, "
+                        f"got {value!r}")
+    for part in value:
+        if not isinstance(part, str):
+            raise TypeError(f"{name} must hold only str, got {part!r} in {value!r}")
+        if part not in KEEPABLE:
+            raise ValueError(f"{name} may hold only {' and '.join(map(repr, KEEPABLE))}, "
+                             f"got {part!r} in {value!r}")
+    return frozenset(value)

@@ -112,7 +112,7 @@ def test_numpy_seeds_and_an_empty_batch():
 def test_out_file_holds_exactly_what_was_yielded(pool, tmp_path):
     out = tmp_path / "runs.jsonl"
     seeds = range(20)
-    got = list(simulate_many(Flaky(), seeds, executor=pool, out=out))
+    got = list(simulate_many(Flaky(), seeds, executor=pool, out=out, keep="all"))
     assert comparable(got) == comparable(serial(Flaky(), seeds))
     assert read_results(out) == got                      # failed runs' tracebacks included
     assert len(out.read_bytes().splitlines()) == 20
@@ -130,7 +130,7 @@ def test_a_killed_worker_costs_nothing(tmp_path):
     marker = tmp_path / "killed"
     scenario = Kamikaze(victim=9, marker=marker)
     seeds = range(24)
-    got = list(simulate_many(scenario, seeds, workers=2, out=tmp_path / "runs.jsonl"))
+    got = list(simulate_many(scenario, seeds, workers=2, out=tmp_path / "runs.jsonl", keep="all"))
     assert marker.exists() and int(marker.read_text()) != os.getpid()     # a worker did die
     assert got == serial(scenario, seeds)
     assert seeds_in_file(tmp_path / "runs.jsonl") == list(seeds)          # each seed exactly once
@@ -170,7 +170,8 @@ def test_a_stuck_run_times_out_its_worker_is_replaced_and_the_batch_goes_on(tmp_
     before = grandchildren()
     out = tmp_path / "runs.jsonl"
     seeds = range(12)
-    got = list(simulate_many(Stuck(victim=4), seeds, workers=2, run_timeout=1.5, out=out))
+    got = list(simulate_many(Stuck(victim=4), seeds, workers=2, run_timeout=1.5, out=out,
+                              keep="all"))
     stuck = got[4]
     assert isinstance(stuck, FailedRun) and stuck.error_type == "TimeoutError"
     assert stuck.message.startswith("seed 4 timed out: its run went on longer than "
@@ -180,14 +181,14 @@ def test_a_stuck_run_times_out_its_worker_is_replaced_and_the_batch_goes_on(tmp_
     assert_no_new_grandchildren(before)
     # the rerun reads the timed-out seed from the file: it does not hang on it again
     assert list(simulate_many(Stuck(victim=4), seeds, workers=2, run_timeout=1.5,
-                              out=out)) == got
+                              out=out, keep="all")) == got
 
 
 def test_a_result_that_will_not_unpickle_here_fails_its_seed_only(pool, tmp_path):
     out = tmp_path / "runs.jsonl"
     seeds = range(8)
     scenario = HomeSick(victim=3, home=os.getpid())
-    got = list(simulate_many(scenario, seeds, executor=pool, out=out))
+    got = list(simulate_many(scenario, seeds, executor=pool, out=out, keep="all"))
     failed = got[3]
     assert isinstance(failed, FailedRun) and failed.error_type == "RuntimeError"
     assert failed.message == ("the result of seed 3 was pickled in its worker but cannot be "
@@ -222,9 +223,9 @@ def test_a_batch_takes_an_infinite_time_limit_and_resumes_its_file(tmp_path):
     out = tmp_path / "runs.jsonl"
     with cf.ThreadPoolExecutor(1) as threads:
         first = list(simulate_many(Ends(12), [0, 1], executor=threads, out=out,
-                                   time_limit=math.inf))
+                                   time_limit=math.inf, keep="all"))
         both = list(simulate_many(Ends(12), [0, 1, 2], executor=threads, out=out,
-                                  time_limit=math.inf))
+                                  time_limit=math.inf, keep="all"))
     assert all(isinstance(r, SimulationResult) and r.steps == 12 for r in both)
     assert both[:2] == first and both == [simulate(Ends(12), seed=s) for s in (0, 1, 2)]
     assert '"options":{"time_limit":{"$float":"inf"}}' in out.read_text().splitlines()[0]
@@ -248,7 +249,7 @@ def test_a_progress_callback_that_raises_stops_the_batch_and_a_rerun_finishes_it
             pass
     assert 10 <= len(seeds_in_file(out)) < 40
     reports = []
-    again = list(simulate_many(Flaky(), seeds, executor=pool, out=out,
+    again = list(simulate_many(Flaky(), seeds, executor=pool, out=out, keep="all",
                                progress=lambda *counts: reports.append(counts)))
     assert comparable(again) == comparable(serial(Flaky(), seeds))
     failures = sum(isinstance(r, FailedRun) for r in again)
@@ -259,7 +260,7 @@ def test_a_progress_callback_that_raises_stops_the_batch_and_a_rerun_finishes_it
 def test_a_partial_last_line_is_skipped_by_the_reader_and_redone_by_a_rerun(pool, tmp_path):
     out = tmp_path / "runs.jsonl"
     seeds = range(10)
-    whole = list(simulate_many(CloseCall(), seeds, executor=pool, out=out))
+    whole = list(simulate_many(CloseCall(), seeds, executor=pool, out=out, keep="all"))
     data = out.read_bytes()
     start = data.rstrip(b"\n").rfind(b"\n") + 1
     cut = start + 100                                     # the crash: 100 bytes into the last line
@@ -267,7 +268,7 @@ def test_a_partial_last_line_is_skipped_by_the_reader_and_redone_by_a_rerun(pool
     lost = json.loads(data[start:])["seed"]
     assert read_results(out) == [r for r in whole if r.seed != lost]
     reports = []
-    again = list(simulate_many(CloseCall(), seeds, executor=pool, out=out,
+    again = list(simulate_many(CloseCall(), seeds, executor=pool, out=out, keep="all",
                                progress=lambda done, total, failed: reports.append(done)))
     assert reports[0] == 9
     assert again == whole
@@ -297,7 +298,7 @@ def test_an_out_file_of_another_batch_is_refused_untouched(pool, tmp_path):
 
 def test_an_out_file_is_keyed_by_the_scenarios_attributes_and_time_step(pool, tmp_path):
     out = tmp_path / "runs.jsonl"
-    first = list(simulate_many(Spaced(20.0), range(4), executor=pool, out=out))
+    first = list(simulate_many(Spaced(20.0), range(4), executor=pool, out=out, keep="all"))
     before = out.read_bytes()
     with pytest.raises(ValueError, match=r"holds results of another batch \(line 1, seed \d\): "
                        r"the scenario's attribute gap: 20.0 there, 25.0 here\. Give this batch "
@@ -311,7 +312,8 @@ def test_an_out_file_is_keyed_by_the_scenarios_attributes_and_time_step(pool, tm
                        r"dt: not set there, 0.05 here"):
         next(simulate_many(finer, range(4), executor=pool, out=out))
     assert out.read_bytes() == before
-    again = list(simulate_many(Spaced(20.0), range(6), executor=pool, out=out))  # the same: reused
+    again = list(simulate_many(Spaced(20.0), range(6), executor=pool, out=out,  # the same: reused
+                               keep="all"))
     assert again[:4] == first and again == serial(Spaced(20.0), range(6))
     assert out.read_bytes().startswith(before)
 

@@ -73,7 +73,7 @@ def cluster_of_two(client):
 def test_a_dask_cluster_gives_the_serial_results_in_seed_order(cluster_of_two, tmp_path):
     seeds = [11, 4, 0, 23, 7, 15, 2, 30, 9, 1]
     out = tmp_path / "runs.jsonl"
-    got = list(simulate_many(Flaky(), seeds, executor=cluster_of_two, out=out))
+    got = list(simulate_many(Flaky(), seeds, executor=cluster_of_two, out=out, keep="all"))
     assert [r.seed for r in got] == seeds
     assert comparable(got) == comparable(serial(Flaky(), seeds))
     assert read_results(out) == sorted(got, key=lambda r: r.seed)
@@ -86,7 +86,8 @@ def test_a_killed_dask_worker_costs_nothing(cluster_of_two, tmp_path):
     seeds = range(60)
     got = []
     killed = None
-    for result in simulate_many(Slow(), seeds, executor=cluster_of_two, out=out, chunk_size=3):
+    for result in simulate_many(Slow(), seeds, executor=cluster_of_two, out=out, chunk_size=3,
+                                keep="all"):
         got.append(result)
         if killed is None:          # some results are in and more are running: kill a worker
             address, pid = sorted(cluster_of_two.run(os.getpid).items())[0]
@@ -123,7 +124,8 @@ def test_a_dask_batch_stopped_midway_resumes_with_each_seed_once(cluster_of_two,
     while any(cluster_of_two.processing().values()):
         assert time.monotonic() < deadline, cluster_of_two.processing()
         time.sleep(0.1)
-    again = list(simulate_many(CloseCall(), seeds, executor=cluster_of_two, out=out))
+    again = list(simulate_many(CloseCall(), seeds, executor=cluster_of_two, out=out,
+                               keep="all"))
     assert again == serial(CloseCall(), seeds)
     assert seeds_in_file(out) == list(seeds)
 

@@ -67,7 +67,7 @@ def test_a_results_file_written_before_the_move_resumes_without_rerunning(tmp_pa
     out = tmp_path / "batch.jsonl"
     out.write_bytes((DATA / "batch.jsonl").read_bytes())
     before = out.read_bytes()
-    resumed = list(simulate_many(CompatCar(), SEEDS, workers=1, out=out))
+    resumed = list(simulate_many(CompatCar(), SEEDS, workers=1, out=out, keep="all"))
     assert out.read_bytes() == before                       # nothing run again
     assert [comparable(r) for r in resumed] == [comparable(r) for r in read_results(out)]
 

@@ -15,12 +15,12 @@ names).
 from cvcclock._public import publish
 from cvcclock.batch._file import Repair, read_results, repair_results
 from cvcclock.batch._progress import ProgressCallback
-from cvcclock.batch._records import BatchResult, FailedRun
+from cvcclock.batch._records import BatchResult, FailedRun, KeptResult
 from cvcclock.batch._simulate import TARGET_CHUNK_SECONDS, Executor, refused, simulate_many
 from cvcclock.batch._summary import BatchSummary, Statistic, summarize
 
 __all__ = ["TARGET_CHUNK_SECONDS", "BatchResult", "BatchSummary", "Executor", "FailedRun",
-           "ProgressCallback", "Repair", "Statistic", "read_results", "refused",
+           "KeptResult", "ProgressCallback", "Repair", "Statistic", "read_results", "refused",
            "repair_results", "simulate_many", "summarize"]
 
 publish(__name__, globals(), __all__)

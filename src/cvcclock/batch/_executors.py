@@ -60,11 +60,11 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, Protocol
 
-from cvcclock.batch._records import BatchKey, run_records
+from cvcclock.batch._records import ALL, BatchKey, line_bytes, run_records
 from cvcclock.scenario.scenarios import Scenario
 
 __all__ = ["NO_WORKERS_WAIT", "Backend", "Chunk", "ChunkOutput", "DaskBackend", "Done",
-           "FuturesBackend", "LocalPool", "Lost", "TimedOut", "cpu_count", "dump_scenario",
+           "FuturesBackend", "LocalPool", "Lost", "Task", "TimedOut", "cpu_count", "dump_scenario",
            "is_dask_client", "run_chunk"]
 
 _BREAK_TIMEOUT = 30.0
@@ -113,11 +113,12 @@ class Chunk:
 
 
 class Done(NamedTuple):
-    """A chunk that ran: each seed's result pickled, its line if asked for, the worker's seconds."""
+    """A chunk that ran: each seed's kept result pickled, its line (bytes, with its end) if
+    asked for, the worker's seconds."""
 
     chunk: Chunk
     results: list[bytes]
-    lines: list[str] | None
+    lines: list[bytes] | None
     seconds: float
 
 
@@ -165,13 +166,13 @@ class Backend(Protocol):
         ...
 
 
-ChunkOutput = tuple[list[bytes], list[str] | None, float]
+ChunkOutput = tuple[list[bytes], list[bytes] | None, float]
 """What :func:`run_chunk` returns."""
 
 
 def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any],
               key: BatchKey | None, attempt: int | None = None,
-              topic: str | None = None) -> ChunkOutput:
+              topic: str | None = None, keep: frozenset[str] = ALL) -> ChunkOutput:
     """The task a worker runs: :func:`~cvcclock.batch._records.run_records`, timed.
 
     Parameters
@@ -189,11 +190,13 @@ def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any
         ``topic``, as Dask events of that topic.
     topic : str, optional
         On a Dask worker, the event topic the run starts go to.
+    keep : frozenset of str
+        What of each result to send back beyond its summary.
 
     Returns
     -------
-    (list of bytes, list of str or None, float)
-        The pickled results, the lines, and the seconds the chunk took.
+    (list of bytes, list of bytes or None, float)
+        The pickled kept results, the lines, and the seconds the chunk took.
     """
     start = time.perf_counter()
     events = _EVENTS
@@ -208,8 +211,10 @@ def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any
 
         def started(seed: int) -> None:
             events.put((attempt, pid, seed))
-    results, lines = run_records(pickle.loads(scenario), seeds, options, key, started)
-    return results, lines, time.perf_counter() - start
+    results, lines = run_records(pickle.loads(scenario), seeds, options, key, started, keep)
+    # Encoded here, so that the parent writes the bytes it receives as they are.
+    data = None if lines is None else [line_bytes(line) for line in lines]
+    return results, data, time.perf_counter() - start
 
 
 def dump_scenario(scenario: Scenario) -> bytes:
@@ -360,8 +365,16 @@ def _fatal(error: BaseException, chunk: Chunk) -> BaseException:
     return error
 
 
-Task = tuple[bytes, Mapping[str, Any], BatchKey | None]
-"""``run_chunk``'s arguments but the seeds: the pickled scenario, the options, the key."""
+class Task(NamedTuple):
+    """``run_chunk``'s arguments but the seeds and the watch's."""
+
+    scenario: bytes
+    """Pickled (:func:`dump_scenario`)."""
+    options: Mapping[str, Any]
+    key: BatchKey | None
+    """None for no lines."""
+    keep: frozenset[str] = ALL
+    """What of each result is sent back beyond its summary."""
 
 
 class _RunWatch:
@@ -415,7 +428,7 @@ class FuturesBackend:
     workers : int
         The executor's concurrency, to size the window of chunks in flight.
     task : tuple
-        ``run_chunk``'s arguments but the seeds: the pickled scenario, the options, the key.
+        A :class:`Task`, or the tuple of its fields (``keep`` may be left out: all).
     pool : LocalPool, optional
         What ``make`` is, when the executor is the default pool: closed with the backend,
         and with ``run_timeout`` the source of the run starts it watches.
@@ -424,12 +437,12 @@ class FuturesBackend:
     """
 
     def __init__(self, executor: cf.Executor, make: Callable[[], cf.Executor] | None, workers: int,
-                 task: Task, pool: LocalPool | None = None,
+                 task: tuple[Any, ...], pool: LocalPool | None = None,
                  run_timeout: float | None = None) -> None:
         self.workers = workers
         self._executor = executor
         self._make = make
-        self._task = task
+        self._task = Task(*task)
         self._pool = pool
         self._watch = None
         if run_timeout is not None:
@@ -437,19 +450,24 @@ class FuturesBackend:
             self._watch = _RunWatch(pool.events, run_timeout)
         self._futures: dict[cf.Future[ChunkOutput], tuple[Chunk, int | None]] = {}
         self._lost: list[Outcome] = []
+        # Futures that finished since the last look, appended by the executor's thread: a
+        # look that finds none costs nothing (cf.wait locks every future in flight, and the
+        # batch looks after every result it yields).
+        self._finished: collections.deque[cf.Future[ChunkOutput]] = collections.deque()
 
     def submit(self, chunk: Chunk) -> None:
         """Start running ``chunk``."""
-        scenario, options, key = self._task
+        scenario, options, key, keep = self._task
         attempt = None if self._watch is None else self._watch.attempt()
         try:
             future = self._executor.submit(run_chunk, scenario, chunk.seeds, options, key,
-                                           attempt)
+                                           attempt, None, keep)
         except cf.BrokenExecutor as e:         # broke since the last wait
             self._lost.append(self._lost_outcome(chunk, attempt, e))
             self._lost.extend(self._replace(e))
             return
         self._futures[future] = (chunk, attempt)
+        future.add_done_callback(self._finished.append)
 
     def in_flight(self) -> int:
         """Chunks submitted and not yet handed back."""
@@ -460,6 +478,9 @@ class FuturesBackend:
         outcomes, self._lost = self._lost, []
         if not self._futures or (outcomes and block):
             return outcomes
+        if not block and not self._finished and self._watch is None:
+            return outcomes
+        self._finished.clear()          # what finishes from now on is seen by _ready or later
         done = self._ready(block)
         broken: cf.BrokenExecutor | None = None
         for future in done:
@@ -573,12 +594,13 @@ class DaskBackend:
         In seconds.
     """
 
-    def __init__(self, client: Any, task: Task, run_timeout: float | None = None) -> None:
+    def __init__(self, client: Any, task: tuple[Any, ...],
+                 run_timeout: float | None = None) -> None:
         distributed: Any = importlib.import_module("distributed")    # untyped: Any
         self.workers = max(1, sum(client.nthreads().values()))
         self._distributed = distributed
         self._client = client
-        self._task = task
+        self._task = Task(*task)
         self._futures: dict[Any, Chunk] = {}
         self._workerless_since: float | None = None
         self._timeout = run_timeout
@@ -596,10 +618,10 @@ class DaskBackend:
 
     def submit(self, chunk: Chunk) -> None:
         """Start running ``chunk``."""
-        scenario, options, key = self._task
+        scenario, options, key, keep = self._task
         attempt = None if self._topic is None else next(self._attempts)
         future = self._client.submit(run_chunk, scenario, chunk.seeds, options, key, attempt,
-                                     self._topic, pure=False)
+                                     self._topic, keep, pure=False)
         self._futures[future] = chunk
         if attempt is not None:
             self._of_attempt[attempt] = future

@@ -348,17 +348,17 @@ class ResultsFile:
         assert self._read is not None
         return _decoded(self.path, self._read, self._index[seed])
 
-    def append(self, results: Sequence[BatchResult], lines: Sequence[str]) -> None:
+    def append(self, results: Sequence[BatchResult], lines: Sequence[bytes]) -> None:
         """Append the results' lines with one ``write``, flushed at once (``fsync``: see the
         module doc).
 
         Parameters
         ----------
         results : sequence of SimulationResult or FailedRun
-        lines : sequence of str
-            Their records, without line ends.
+        lines : sequence of bytes
+            Their records as the workers made them: UTF-8, each with its line end.
         """
-        data = [(line + "\n").encode() for line in lines]
+        data = lines
         self._append.write(b"".join(data))
         self._append.flush()
         key = self._key

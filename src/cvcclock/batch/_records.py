@@ -1,4 +1,5 @@
-"""A batch's runs as records: run in a worker, sent back pickled, written as exact JSON lines.
+"""A batch's runs as records: run in a worker, sent back pickled (what is kept of them), and
+written whole as exact JSON lines.
 
 A record is one line of JSON: a completed run's result or a failed run (:class:`FailedRun`).
 
@@ -58,9 +59,9 @@ from cvcclock.scenario.results import SimulationResult, TerminationType
 from cvcclock.scenario.runner import simulate
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["FORMAT_VERSION", "BatchKey", "BatchResult", "FailedRun", "RecordHead",
-           "check_line", "decode_record", "encode_record", "options_text", "read_head",
-           "run_records", "scenario_reference"]
+__all__ = ["ALL", "FORMAT_VERSION", "BatchKey", "BatchResult", "FailedRun", "KeptResult",
+           "RecordHead", "check_line", "decode_record", "encode_record", "kept", "line_bytes",
+           "options_text", "read_head", "run_records", "scenario_reference"]
 
 FORMAT_VERSION = 2
 """The version of the line format, written in every line's ``version``."""
@@ -134,13 +135,19 @@ def scenario_reference(scenario: Scenario) -> str:
 # -- the worker's side: runs to records ----------------------------------------------------
 
 
+ALL = frozenset(("records", "trajectory"))
+"""Keep everything ``simulate`` returns."""
+
+
 def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, Any],
-                key: BatchKey | None, started: Callable[[int], None] | None = None
-                ) -> tuple[list[bytes], list[str] | None]:
+                key: BatchKey | None, started: Callable[[int], None] | None = None,
+                keep: frozenset[str] = ALL) -> tuple[list[bytes], list[str] | None]:
     """Run ``simulate(scenario, seed=seed, **options)`` for each seed, ready to send back.
 
-    A run that raises becomes a :class:`FailedRun`, and so does one whose result cannot be
-    pickled (to send it) or, when lines are asked for, written; the other runs go on.
+    A run that raises becomes a :class:`FailedRun`, and so does one whose result (what is
+    kept of it) cannot be pickled to send it or, when lines are asked for, written; the
+    other runs go on. The line holds the whole result; what is pickled is what ``keep``
+    says the caller keeps (:func:`kept`).
 
     Parameters
     ----------
@@ -153,11 +160,13 @@ def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, 
         What decides the batch's runs, written in each line; None for no lines.
     started : callable, optional
         Called with each seed as its run starts.
+    keep : frozenset of str
+        What of each result is sent back beyond its summary (``check_keep``'s words).
 
     Returns
     -------
     (list of bytes, list of str or None)
-        Each seed's result pickled, and its line (without a line end), in seed order.
+        Each seed's kept result pickled, and its line (without a line end), in seed order.
     """
     results: list[bytes] = []
     lines: list[str] = []
@@ -170,22 +179,91 @@ def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, 
         except Exception as e:  # noqa: BLE001 -- a failing run is a result, not the batch's end
             result = FailedRun.from_exception(seed, e)
         try:
-            data, line = _pack(result, key)
+            data, line = _pack(result, key, keep)
         except Exception as e:  # noqa: BLE001 -- the same: this run's result cannot be kept
-            data, line = _pack(FailedRun.from_exception(seed, e), key)
+            data, line = _pack(FailedRun.from_exception(seed, e), key, keep)
         results.append(data)
         if line is not None:
             lines.append(line)
     return results, None if key is None else lines
 
 
-def _pack(result: SimulationResult | FailedRun, key: BatchKey | None) -> tuple[bytes, str | None]:
+def _pack(result: SimulationResult | FailedRun, key: BatchKey | None,
+          keep: frozenset[str]) -> tuple[bytes, str | None]:
     try:
-        data = pickle.dumps(result)
+        data = pickle.dumps(kept(result, keep))
     except Exception as e:
         raise TypeError(
             f"the run's result cannot be pickled to send it back from the worker: {e}") from e
     return data, None if key is None else encode_record(result, key)
+
+
+def line_bytes(line: str) -> bytes:
+    """A record as the file holds it: UTF-8, with its line end.
+
+    Parameters
+    ----------
+    line : str
+        From :func:`encode_record`.
+
+    Returns
+    -------
+    bytes
+    """
+    return (line + "\n").encode()
+
+
+@dataclasses.dataclass(frozen=True)
+class KeptResult(SimulationResult):
+    """A run's result as a batch kept it: its summary, and the parts ``keep=`` chose.
+
+    A :class:`~cvcclock.scenario.SimulationResult` whose ``records`` is ``{}`` unless
+    ``"records"`` is in :attr:`kept`, and whose ``trajectory`` and ``actions`` are ``()``
+    unless ``"trajectory"`` is; every other field is the run's. The whole result is in the
+    batch's results file (:func:`~cvcclock.batch.read_results`), when it has one.
+
+    Attributes
+    ----------
+    run_steps : int
+        The time steps whose behaviors ran: what :attr:`steps` says, with or without the
+        actions.
+    kept : frozenset of str
+        ``"records"``, ``"trajectory"``, both or neither.
+    """
+
+    run_steps: int
+    kept: frozenset[str]
+
+    @property
+    def steps(self) -> int:
+        """The time steps whose behaviors ran (``run_steps``)."""
+        return self.run_steps
+
+
+def kept(result: SimulationResult | FailedRun,
+         keep: frozenset[str]) -> SimulationResult | FailedRun:
+    """What a batch keeps of a result: its summary, and ``keep``'s parts.
+
+    Parameters
+    ----------
+    result : SimulationResult or FailedRun
+    keep : frozenset of str
+        Of ``"records"`` and ``"trajectory"``.
+
+    Returns
+    -------
+    SimulationResult or FailedRun
+        ``result`` itself when it keeps everything or failed, else a :class:`KeptResult`.
+    """
+    if isinstance(result, FailedRun) or keep >= ALL:
+        return result
+    keep = keep & ALL
+    fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(SimulationResult)}
+    if "records" not in keep:
+        fields["records"] = {}
+    if "trajectory" not in keep:
+        fields["trajectory"], fields["actions"] = (), ()
+    return KeptResult(**fields, run_steps=result.steps, kept=keep)
 
 
 def encode_record(result: SimulationResult | FailedRun, key: BatchKey) -> str:

@@ -428,8 +428,9 @@ def _run_batch(scenario: Any, module: str, seeds: range, client: Any, workers: i
     from cvcclock.batch import refused, simulate_many, summarize
 
     try:
+        # keep="records": the summary is all this prints (the trajectories stay in the workers)
         results = simulate_many(scenario, seeds, executor=client, workers=workers, out=out,
-                                max_steps=max_steps, run_timeout=run_timeout)
+                                max_steps=max_steps, run_timeout=run_timeout, keep="records")
         summary = summarize(_unless_stopped(results, received))
     except (KeyboardInterrupt, _Terminated) as e:
         resume = (f"; the finished runs are in {out}: run the same command again to resume"
