@@ -402,6 +402,7 @@ class ClockedEnv(gymnasium.Wrapper[Any, Any, Any, Any], gymnasium.utils.RecordCo
         """
         if not isinstance(state, ClockedEnvState):
             raise TypeError(f"state must be a ClockedEnvState, got {state!r}")
+        _check_places(state, self.period)
         if state.clock.config.fixed_dt != self.clock.fixed_dt or state.last_tick % self.period:
             raise ValueError(
                 f"state is of a clock with fixed_dt={state.clock.config.fixed_dt!r} and a step "
@@ -410,6 +411,26 @@ class ClockedEnv(gymnasium.Wrapper[Any, Any, Any, Any], gymnasium.utils.RecordCo
         self.clock.restore(state.clock)
         self._start_following(state.clock.tick, state.last_tick, state.taken_tick,
                               state.episode_start)
+
+
+def _check_places(state: ClockedEnvState, period: int) -> None:
+    """Refuse a state whose places could not have come from ``clock_state()``: each an
+    integer tick, ``episode_start <= last_tick <= taken_tick <= clock.tick``, the steps'
+    due ticks multiples of ``period``."""
+    if not isinstance(state.clock, ClockState):
+        raise TypeError(f"state.clock must be a ClockState, got {state.clock!r}")
+    tick = state.clock.tick
+    places = {"episode_start": state.episode_start, "last_tick": state.last_tick,
+              "taken_tick": state.taken_tick}
+    for name, value in places.items():
+        check_count(value, f"state.{name}", maximum=tick)
+    if not state.episode_start <= state.last_tick <= state.taken_tick:
+        raise ValueError(f"state must have episode_start <= last_tick <= taken_tick <= the "
+                         f"clock's tick {tick}, got {places}")
+    for name in ("last_tick", "taken_tick"):
+        if places[name] % period:
+            raise ValueError(f"state.{name} must be a multiple of the env's period "
+                             f"({period} quanta), got {places[name]!r}")
 
 
 def _render_fps(env: gymnasium.Env[Any, Any]) -> float:
