@@ -364,3 +364,20 @@ def test_replay_help_names_the_unverified_status(capsys):
         main(["replay", "--help"])
     out = capsys.readouterr().out
     assert "3 unverified: nothing" in out and "a version-1 trace has no body digest" in out
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_trace_that_never_ends_is_exit_two_in_bounded_time(capsys, monkeypatch):
+    """/dev/zero was read until memory ran out; reading stops past MAX_TRACE_BYTES."""
+    monkeypatch.setattr("cvcclock.cli.replay.MAX_TRACE_BYTES", 1000)
+    assert main(["replay", "/dev/zero"]) == INVALID
+    assert "/dev/zero, line 1: the file is longer than max_bytes=1000 bytes" in \
+        capsys.readouterr().err
+
+
+def test_a_trace_longer_than_the_bound_is_exit_two(trace_file, tmp_path, capsys, monkeypatch):
+    assert main(["replay", str(trace_file)]) == MATCHED      # some 6 KB: within the bound
+    capsys.readouterr()
+    monkeypatch.setattr("cvcclock.cli.replay.MAX_TRACE_BYTES", 2000)
+    assert main(["replay", str(trace_file)]) == INVALID
+    assert "the file is longer than max_bytes=2000 bytes" in capsys.readouterr().err
