@@ -240,6 +240,24 @@ def test_restoring_a_state_of_another_kind_is_refused_and_changes_nothing():
     assert env.step(np.zeros(1, np.float32))[4]["tick"] == 10
 
 
+@pytest.mark.parametrize("dt, message", [
+    (1e-300, r"^dt must be at least 1e-06 s to be the quantum of the env's own clock .*"
+             r"got 1e-300$"),
+    (None, r"^the env's control step must be at least 1e-06 s .* got 1e-09$"),
+])
+def test_a_step_too_short_for_a_clock_of_its_own_is_refused_before_the_env_is_taken(
+        dt, message):
+    env = ClockedEnv(SpringEnv())
+    env.reset(seed=0)
+    env.step(np.zeros(1, np.float32))
+    inner, before = env.env, env.clock_state()
+    fast = SpringEnv()
+    fast.dt = 1e-9
+    with pytest.raises(ValueError, match=message):
+        env.__init__(fast, dt=dt)          # __init__ run again: changes nothing either
+    assert env.env is inner and env.clock_state() == before
+
+
 @pytest.mark.parametrize("change, error, message", [
     ({"last_tick": -5}, ValueError, r"state.last_tick must be >= 0, got -5"),
     ({"taken_tick": 0}, ValueError, r"episode_start <= last_tick <= taken_tick"),
