@@ -1029,7 +1029,7 @@ class LaneByLane(UserDict):
     """A tree that is not a plain dict, so every frame takes the lane-by-lane path."""
 
 
-VALUES = {"speed": [1.0, float("1.0"), 2, "0.5", 0, -1, math.nan, "fast", 3.0],
+VALUES = {"speed": [1.0, float("1.0"), 2, "0.5", 0, -1, math.nan, "fast", 3.0, 1e6],
           "paused": [False, True, "true", 0, 1, "maybe", np.bool_(True)],
           "mode": ["live", "lockstep", "stepping", "replay", "paused", "warp", " LIVE "],
           "lockstep_steps": [1, 3, "2", 2.0, 0, 1.5],
@@ -1037,7 +1037,8 @@ VALUES = {"speed": [1.0, float("1.0"), 2, "0.5", 0, -1, math.nan, "fast", 3.0],
 
 # What a host does between frames: (operation, lane or choice, argument).
 drive_op = st.tuples(st.just("drive"), st.sampled_from(["1/60", "0", "1/30", "measured", "bad",
-                                                        "bad type", "int"]), st.just(0))
+                                                        "bad type", "int", "wide", "1e10"]),
+                     st.just(0))
 host_ops = st.lists(st.one_of(
     st.tuples(st.just("write"), st.sampled_from(CONTROLS), st.integers(0, 8)),
     st.tuples(st.just("delete"), st.sampled_from(CONTROLS + TELEMETRY), st.just(0)),
@@ -1078,7 +1079,8 @@ def run_host(tree, ops, now):
         elif op == "drive":
             now[0] += 0.021
             wall = {"1/60": 1 / 60, "0": 0.0, "1/30": 1 / 30, "measured": None,
-                    "bad": -1.0, "bad type": "0.1", "int": 1}[name]
+                    "bad": -1.0, "bad type": "0.1", "int": 1,
+                    "wide": 1e301, "1e10": 1e10}[name]     # too wide, or at speed 1e6
             try:
                 result = binding.drive(wall)
             except (TypeError, ValueError) as error:
