@@ -261,3 +261,28 @@ def test_steps_for_time_limit_is_the_equivalent_timelimit():
     assert steps_for_time_limit(math.inf, 0.02) is None
     assert steps_for_time_limit(0.1, 0.02, fixed_dt=0.01) == 5
     assert steps_for_time_limit(0.11, 0.02, fixed_dt=0.01) == 6
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda m: m.name)
+def test_a_sub_env_that_raises_leaves_its_slot_and_the_later_ones_as_they_were(mode):
+    """The slots ran before the sub-envs stepped: one that raised had its tick moved on
+    without its step, so its episode tick counted a step it never took."""
+    failing = []
+
+    class Flaky(CartPoleEnv):
+        def step(self, action):
+            if failing:
+                failing.pop()
+                raise RuntimeError("flaky")
+            return super().step(action)
+
+    envs = ClockBankVectorEnv([CartPoleEnv, Flaky, CartPoleEnv], dt=0.02, time_limits=1.0,
+                              autoreset_mode=mode)
+    envs.reset(seed=0)
+    envs.step(np.array([0, 0, 0]))
+    failing.append(True)
+    with pytest.raises(RuntimeError, match="flaky"):
+        envs.step(np.array([0, 0, 0]))
+    assert envs.episode_ticks.tolist() == [2, 1, 1]     # sub-env 0 stepped; 1 and 2 did not
+    _, _, _, _, infos = envs.step(np.array([0, 0, 0]))
+    assert infos["tick"].tolist() == [3, 2, 2]

@@ -356,8 +356,11 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         actions_iter = iterate(self.action_space, actions)
         n = self.num_envs
         resetting = self._autoreset_envs.tolist() if mode is AutoresetMode.NEXT_STEP else None
-        self._advance(resetting is not None and any(resetting))
-        ticks = self.bank.tick
+        some_resetting = resetting is not None and any(resetting)
+        # The ticks the step ends at; the slots run there once the sub-envs have stepped, so
+        # a sub-env that raises leaves its slot (and those of the ones after it) as it was.
+        ticks = self.bank.tick + (np.where(self._autoreset_envs, 0, self.period)
+                                  if some_resetting else self.period)
         over = ((ticks - self._start) >= self._limit).tolist()   # the time limits, at once
         same_step = mode is AutoresetMode.SAME_STEP
 
@@ -368,21 +371,32 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         truncations: list[Any] = [False] * n
         started: list[int] = []
         infos: dict[str, Any] = {}
-        for i, (env, action) in enumerate(zip(self.envs, actions_iter, strict=True)):
-            if resetting is not None and resetting[i]:
-                observation, env_info = env.reset()
-                started.append(i)
-            else:
-                observation, reward, terminated, truncated, env_info = env.step(action)
-                truncated = truncated or over[i]
-                rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
-                if same_step and (terminated or truncated):
-                    infos = self._add_info(
-                        infos, {"final_obs": observation, "final_info": env_info}, i)
+        stepped: list[int] = []
+        try:
+            for i, (env, action) in enumerate(zip(self.envs, actions_iter, strict=True)):
+                if resetting is not None and resetting[i]:
                     observation, env_info = env.reset()
                     started.append(i)
-            self._env_obs[i] = observation
-            infos = self._add_info(infos, env_info, i)
+                else:
+                    observation, reward, terminated, truncated, env_info = env.step(action)
+                    stepped.append(i)
+                    truncated = truncated or over[i]
+                    rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
+                    if same_step and (terminated or truncated):
+                        infos = self._add_info(
+                            infos, {"final_obs": observation, "final_info": env_info}, i)
+                        observation, env_info = env.reset()
+                        started.append(i)
+                self._env_obs[i] = observation
+                infos = self._add_info(infos, env_info, i)
+        except BaseException:
+            # The sub-envs that stepped before one raised keep their step's quanta.
+            if stepped:
+                counts = np.zeros(n, dtype=np.int64)
+                counts[stepped] = self.period
+                self.bank.advance_ticks(counts)
+            raise
+        self._advance(some_resetting)
         if started:
             self._start[started] = ticks[started]
         # New arrays each step, so they are returned as they are: the env keeps none of them.
