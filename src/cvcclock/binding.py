@@ -461,12 +461,32 @@ class WorldClockBinding:
                                "timer callback; nothing was applied")
         wall_dt, mark = self._frame_time(wall_dt)
         changed = self._read_controls()
-        seeds = self._apply_atomically(changed, wall_dt) if changed else ()
-        if not changed:
+        if changed:
+            seeds = self._apply_atomically(changed, wall_dt)
+        elif self._pending or self._interrupted:   # steps would run before a refusal
             self._check_advance(wall_dt, self._clock.mode)
+            seeds = ()
+        else:   # the advance alone, which refuses before it changes anything
+            return self._quiet_frame(wall_dt, mark)
         self._wall_mark = mark
         result = self._run_frame(wall_dt)
         self._write(seeds, result)
+        return result
+
+    def _quiet_frame(self, wall_dt: float, mark: float | None) -> StepResult:
+        """A frame with no control changed and no step queued: advance, publish. A refused
+        advance keeps the last wall mark, and raises as ``_check_advance`` says."""
+        clock = self._clock
+        last, self._wall_mark = self._wall_mark, mark
+        try:
+            result = clock.advance(wall_dt)
+        except ValueError:
+            if not self._refuses(wall_dt, clock.mode):
+                raise   # a timer callback's own error: the frame ran
+            self._wall_mark = last
+            self._check_advance(wall_dt, clock.mode)
+            raise
+        self._write((), result)
         return result
 
     def _apply_atomically(self, changed: list[tuple[int, Any]],
