@@ -465,7 +465,7 @@ class WorldClockBinding:
             seeds = self._apply_atomically(changed, wall_dt)
         elif self._pending or self._interrupted:   # steps would run before a refusal
             self._check_advance(wall_dt, self._clock.mode)
-            seeds = ()
+            seeds = []
         else:   # the advance alone, which refuses before it changes anything
             return self._quiet_frame(wall_dt, mark)
         self._wall_mark = mark
