@@ -1029,7 +1029,7 @@ class LaneByLane(UserDict):
     """A tree that is not a plain dict, so every frame takes the lane-by-lane path."""
 
 
-VALUES = {"speed": [1.0, float("1.0"), 2, "0.5", 0, -1, math.nan, "fast", 3.0],
+VALUES = {"speed": [1.0, float("1.0"), 2, "0.5", 0, -1, math.nan, "fast", 3.0, 1e6],
           "paused": [False, True, "true", 0, 1, "maybe", np.bool_(True)],
           "mode": ["live", "lockstep", "stepping", "replay", "paused", "warp", " LIVE "],
           "lockstep_steps": [1, 3, "2", 2.0, 0, 1.5],
@@ -1037,7 +1037,8 @@ VALUES = {"speed": [1.0, float("1.0"), 2, "0.5", 0, -1, math.nan, "fast", 3.0],
 
 # What a host does between frames: (operation, lane or choice, argument).
 drive_op = st.tuples(st.just("drive"), st.sampled_from(["1/60", "0", "1/30", "measured", "bad",
-                                                        "bad type", "int"]), st.just(0))
+                                                        "bad type", "int", "wide", "1e10"]),
+                     st.just(0))
 host_ops = st.lists(st.one_of(
     st.tuples(st.just("write"), st.sampled_from(CONTROLS), st.integers(0, 8)),
     st.tuples(st.just("delete"), st.sampled_from(CONTROLS + TELEMETRY), st.just(0)),
@@ -1078,7 +1079,8 @@ def run_host(tree, ops, now):
         elif op == "drive":
             now[0] += 0.021
             wall = {"1/60": 1 / 60, "0": 0.0, "1/30": 1 / 30, "measured": None,
-                    "bad": -1.0, "bad type": "0.1", "int": 1}[name]
+                    "bad": -1.0, "bad type": "0.1", "int": 1,
+                    "wide": 1e301, "1e10": 1e10}[name]     # too wide, or at speed 1e6
             try:
                 result = binding.drive(wall)
             except (TypeError, ValueError) as error:
@@ -1211,3 +1213,75 @@ def test_a_refused_wall_dt_on_a_quiet_frame_keeps_the_measured_wall_time(bad, mo
         return refused, binding.drive().steps, clock.tick, dict(tree)
 
     assert run({}) == run(LaneByLane())
+
+
+# -- a frame the clock's advance would refuse changes nothing ------------------------------
+
+
+def snapshot(clock, binding, tree):
+    return (clock.state(), binding.ignored, binding.last_ignored, binding.queued_steps,
+            binding._wall_mark, dict(tree))
+
+
+@pytest.mark.parametrize("tree_type", [dict, LaneByLane])
+@pytest.mark.parametrize("paused, controls, wall_dt", [
+    (False, {"sim.speed": 3.0, "sim.step": 2}, 1e301),       # too wide at any scale
+    (False, {"sim.speed": 1e6}, 1e10),                       # too wide at the new speed only
+    (True, {"sim.speed": 1e6, "sim.paused": False}, 1e10),   # ...resuming a paused clock
+    (True, {"sim.paused": False, "sim.step": 3, "sim.lockstep_steps": 4}, 1e301),
+])
+def test_a_frame_too_wide_at_its_controls_is_refused_and_changes_nothing(
+        tree_type, paused, controls, wall_dt):
+    tree, clock, binding = make(tree_type(), lockstep_steps=2)
+    tree["sim.paused"] = paused
+    binding.drive(0.0)
+    binding.request_steps(1)
+    tree.update(controls)
+    before = snapshot(clock, binding, tree)
+    with pytest.raises(ValueError, match=re.escape(f"wall_dt={wall_dt!r} at scale")):
+        binding.drive(wall_dt)
+    assert snapshot(clock, binding, tree) == before
+    assert clock.paused is paused and clock.scale == 1.0
+    binding.drive(0.01)                     # and the next frame applies them as it would have
+    assert clock.scale == controls.get("sim.speed", 1.0)
+
+
+@pytest.mark.parametrize("tree_type", [dict, LaneByLane])
+@pytest.mark.parametrize("controls, wall_dt", [
+    ({"sim.mode": "lockstep", "sim.lockstep_steps": 5, "sim.speed": 2.0}, 0.0),
+    ({"sim.speed": 2.0, "sim.lockstep_steps": 5}, 0.02),   # 4 quanta live, 3 to MAX_TICK
+])
+def test_a_frame_past_max_tick_at_its_controls_is_refused_and_changes_nothing(
+        tree_type, controls, wall_dt):
+    tree, clock, binding = make(tree_type())
+    clock.advance_ticks(MAX_TICK - 3)
+    binding.drive(0.0)
+    tree.update(controls)
+    before = snapshot(clock, binding, tree)
+    with pytest.raises(ValueError, match=f"wall_dt={wall_dt}: .* past MAX_TICK"):
+        binding.drive(wall_dt)
+    assert snapshot(clock, binding, tree) == before
+    assert (clock.mode, clock.scale, clock.lockstep_steps) == (Mode.LIVE, 1.0, 1)
+
+
+@pytest.mark.parametrize("wall_dt", [1e301, 1e300])
+def test_a_quiet_frame_too_wide_keeps_the_measured_wall_time_as_lane_by_lane(
+        wall_dt, monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(binding_module, "perf_counter", lambda: now[0])
+
+    def run(tree):
+        tree, clock, binding = make(tree)
+        binding.drive(0.0)
+        binding.drive()                      # measuring from here
+        now[0] += 0.03
+        before = snapshot(clock, binding, tree)
+        with pytest.raises(ValueError) as error:
+            binding.drive(wall_dt)
+        assert snapshot(clock, binding, tree) == before
+        now[0] += 0.02
+        return str(error.value), binding.drive().steps, clock.tick, dict(tree)
+
+    fast = run({})
+    assert fast == run(LaneByLane())
+    assert fast[1] == 5                      # the 0.05 s since the last measured drive

@@ -93,6 +93,7 @@ class TreeWriteError(RuntimeError):
 _MISSING: Any = object()
 _UNSEEN: Any = object()
 
+_MAX_QUANTA = 2.0 ** 52   # the quanta one advance may span (the core's CVC_MAX_QUANTA)
 _MODE_NAMES = ", ".join(m.value for m in Mode)
 _TRUE = frozenset({"1", "true"})
 _FALSE = frozenset({"0", "false"})
@@ -258,10 +259,10 @@ class WorldClockBinding:
     """
 
     __slots__ = ("_applied_mode", "_clock", "_control_keys", "_controls", "_counter", "_dict",
-                 "_get", "_interrupted", "_keys", "_missing", "_mode_ctl", "_paused_ctl",
-                 "_pending", "_publish", "_published", "_read_now", "_seen", "_seen_now",
-                 "_speed_ctl", "_telemetry_keys", "_telemetry_values", "_tree", "_wall_mark",
-                 "ignored", "last_ignored")
+                 "_get", "_interrupted", "_keys", "_missing", "_mode_ctl", "_mode_moves",
+                 "_paused_ctl", "_pending", "_publish", "_published", "_read_now", "_seen",
+                 "_seen_now", "_speed_ctl", "_telemetry_keys", "_telemetry_values", "_tree",
+                 "_wall_mark", "ignored", "last_ignored")
 
     def __init__(self, tree: MutableMapping[str, Any], clock: WorldClock,
                  keys: str | WorldClockKeys | None = "sim") -> None:
@@ -279,6 +280,7 @@ class WorldClockBinding:
         self._pending = 0
         self._interrupted = 0   # queued steps a raising timer callback left the clock owing
         self._wall_mark: float | None = None
+        self._mode_moves: list[Mode] | None = None   # a frame's mode moves, held back
         self.ignored = 0
         self.last_ignored: IgnoredControl | None = None
         self._published: dict[str, Callable[[], object]] = {}
@@ -454,8 +456,10 @@ class WorldClockBinding:
         Raises
         ------
         TypeError, ValueError
-            If ``wall_dt`` is bad; nothing is read, applied or run. Control values never
-            raise: see the class notes.
+            If ``wall_dt`` is bad; nothing is read, applied or run. ValueError too if the
+            advance, at the scale and mode the frame's controls ask for, would span more
+            than 2**52 quanta or take the tick past ``MAX_TICK``; nothing is applied or run
+            then either. Control values never raise: see the class notes.
         RuntimeError
             If the clock cannot advance here (inside ``presenting()`` on this thread, or in
             a timer callback); nothing is read, applied or run.
@@ -499,6 +503,14 @@ class WorldClockBinding:
                     # nothing: the general path refuses with the drive's own message.
                     self._wall_mark = mark
                     return self._drive_lane_by_lane(wall_dt)
+                except ValueError:
+                    # Refused as too wide or past MAX_TICK, the advance changed nothing, and
+                    # nor does the frame; any other ValueError is a timer callback's.
+                    if not self._refuses(wall, clock.mode):
+                        raise
+                    self._wall_mark = mark
+                    self._check_advance(wall, clock.mode)   # the general path's message
+                    raise
                 self._publish(clock, self._tree)
                 return result
         return self._drive_lane_by_lane(wall_dt)
@@ -510,14 +522,99 @@ class WorldClockBinding:
                                "timer callback; nothing was applied")
         wall_dt, mark = self._frame_time(wall_dt)
         changed = self._read_controls()
+        if changed:
+            seeds = self._apply_atomically(changed, wall_dt)
+        elif self._pending or self._interrupted:   # steps would run before a refusal
+            self._check_advance(wall_dt, self._clock.mode)
+            seeds = []
+        else:   # the advance alone, which refuses before it changes anything
+            return self._quiet_frame(wall_dt, mark)
         self._wall_mark = mark
-        try:
-            seeds = self._apply_controls(changed) if changed else ()
-        finally:
-            self._saw()
         result = self._run_frame(wall_dt)
         self._write(seeds, result)
         return result
+
+    def _quiet_frame(self, wall_dt: float, mark: float | None) -> StepResult:
+        """A frame with no control changed and no step queued: advance, publish. A refused
+        advance keeps the last wall mark, and raises as ``_check_advance`` says."""
+        clock = self._clock
+        last, self._wall_mark = self._wall_mark, mark
+        try:
+            result = clock.advance(wall_dt)
+        except ValueError:
+            if not self._refuses(wall_dt, clock.mode):
+                raise   # a timer callback's own error: the frame ran
+            self._wall_mark = last
+            self._check_advance(wall_dt, clock.mode)
+            raise
+        self._write((), result)
+        return result
+
+    def _apply_atomically(self, changed: list[tuple[int, Any]],
+                          wall_dt: float) -> list[tuple[str, object]]:
+        """Apply the changed controls, unless the advance they lead to would be refused.
+
+        The mode moves are held back until the advance at the controls' scale and mode is
+        known to be granted (``_check_advance``); if it is not, every control the frame
+        applied is undone (the clock's ``scale`` and ``lockstep_steps`` are plain stores, and
+        the binding's own record is put back), so a refused frame changes nothing.
+        """
+        clock = self._clock
+        undo = (self._speed_ctl, self._paused_ctl, self._mode_ctl, self._applied_mode,
+                list(self._seen), self._counter, self._pending, self.ignored,
+                self.last_ignored, clock.scale, clock.lockstep_steps)
+        self._mode_moves = []
+        try:
+            seeds = self._apply_controls(changed)
+            moves = self._mode_moves
+            self._check_advance(wall_dt, moves[-1] if moves else clock.mode)
+        except BaseException:
+            (self._speed_ctl, self._paused_ctl, self._mode_ctl, self._applied_mode,
+             self._seen, self._counter, self._pending, self.ignored, self.last_ignored,
+             scale, steps) = undo
+            clock.scale, clock.lockstep_steps = scale, steps
+            raise
+        finally:
+            self._mode_moves = None
+            self._saw()
+        for mode in moves:   # each move the lanes made, in order, as they asked for it
+            clock.mode = mode
+        return seeds
+
+    def _refuses(self, wall_dt: float, mode: Mode) -> bool:
+        """Whether ``_check_advance`` refuses this advance."""
+        try:
+            self._check_advance(wall_dt, mode)
+        except ValueError:
+            return True
+        return False
+
+    def _check_advance(self, wall_dt: float, mode: Mode) -> None:
+        """Refuse, as the clock's ``advance`` would, a frame whose advance in ``mode`` at the
+        clock's scale cannot be granted: wider than 2**52 quanta, or running quanta past
+        ``MAX_TICK``. The frame's controls are checked, not only the clock as it is, so a
+        frame the advance would refuse is refused before anything is applied."""
+        clock = self._clock
+        room = MAX_TICK - clock.tick - clock.owed
+        if mode is Mode.LIVE:
+            scale, fixed_dt = clock.scale, clock.fixed_dt
+            quanta = wall_dt * scale / fixed_dt    # the clock's own quotient (cvc_quanta)
+            if quanta > _MAX_QUANTA:
+                raise ValueError(f"wall_dt={wall_dt!r} at scale {scale!r} spans more than "
+                                 f"2**52 quanta of {fixed_dt!r} s; nothing was applied")
+            # The stall guard's cap is at most max_steps * 1e6 (scale <= 1e6): far from
+            # MAX_TICK no advance reaches it, and near it the quanta this one banks are counted.
+            if room >= clock.max_steps_per_advance * 1_000_000:
+                return
+            most = _live_most(clock, quanta)
+        elif mode is Mode.LOCKSTEP:
+            most = clock.lockstep_steps
+        else:
+            return
+        if most > room:
+            raise ValueError(f"wall_dt={wall_dt!r}: the advance of {most} quanta in "
+                             f"{mode.value} mode would take the tick past MAX_TICK "
+                             f"({MAX_TICK}) (tick {clock.tick}); nothing was applied")
 
     def _saw(self) -> None:
         """Keep what the compiled frame compares the controls with: the values last seen,
@@ -705,7 +802,10 @@ class WorldClockBinding:
         # the clock stands through changes that leave it the same.
         if mode is not self._applied_mode:
             self._applied_mode = mode
-            self._clock.mode = mode
+            if self._mode_moves is None:
+                self._clock.mode = mode
+            else:   # held back until the frame's advance is known to be granted
+                self._mode_moves.append(mode)
 
     def __repr__(self) -> str:
         return (f"WorldClockBinding(keys={self._keys!r}, tick={self._clock.tick}, "
@@ -742,6 +842,22 @@ _TELEMETRY = (
     ("realized_speed", "realized_scale"),
     ("dropped", "total_dropped"),
 )
+
+
+def _live_most(clock: WorldClock, quanta: float) -> int:
+    """The most quanta a live advance spanning ``quanta`` runs: the whole quanta of the bank
+    plus them (as banking.h's common path snaps and floors them below 2**16 quanta; one more
+    above, where its exact path may round up), at most the stall guard's cap."""
+    cap = clock.max_steps_per_advance
+    if clock.config.cap_scales_with_rate and clock.scale > 1.0:
+        cap = min(cap * math.ceil(clock.scale), int(_MAX_QUANTA))
+    if quanta >= 65536.0:
+        return min(math.floor(clock.state().bank + quanta) + 1, cap)
+    banked = clock.state().bank + quanta
+    whole = int(banked + 0.5)
+    if abs(banked - whole) <= 1e-9:   # CVC_BANK_SNAP
+        banked = float(whole)
+    return min(int(banked), cap)
 
 
 def _reader(keys: tuple[str, ...]) -> Callable[[MutableMapping[str, Any]], tuple[Any, ...]]:

@@ -381,3 +381,18 @@ def test_replay_panel_refuses_what_the_replay_refuses_before_serving(tmp_path, v
     proc = run("replay", str(redigested(tmp_path / "long.trace", lines)), "--panel")
     assert (proc.returncode, proc.stdout) == (INVALID, ""), proc.stderr
     assert "a replay's work is bounded by its trace's size" in proc.stderr
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_trace_that_never_ends_is_exit_two_in_bounded_time(capsys, monkeypatch):
+    """/dev/zero was read until memory ran out; reading stops past MAX_TRACE_BYTES."""
+    monkeypatch.setattr("cvcclock.cli.replay.MAX_TRACE_BYTES", 1000)
+    assert main(["replay", "/dev/zero"]) == INVALID
+    assert "/dev/zero, line 1: the file is longer than max_bytes=1000 bytes" in \
+        capsys.readouterr().err
+
+
+def test_a_trace_longer_than_the_bound_is_exit_two(trace_file, tmp_path, capsys, monkeypatch):
+    assert main(["replay", str(trace_file)]) == MATCHED      # some 6 KB: within the bound
+    capsys.readouterr()
+    monkeypatch.setattr("cvcclock.cli.replay.MAX_TRACE_BYTES", 2000)
+    assert main(["replay", str(trace_file)]) == INVALID
+    assert "the file is longer than max_bytes=2000 bytes" in capsys.readouterr().err

@@ -3,6 +3,7 @@ clock state saved and restored, and bad input refused without changing anything.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import warnings
@@ -237,6 +238,48 @@ def test_restoring_a_state_of_another_kind_is_refused_and_changes_nothing():
         env.restore_clock_state(before)
     assert env.clock.state() == before
     assert env.step(np.zeros(1, np.float32))[4]["tick"] == 10
+
+
+@pytest.mark.parametrize("dt, message", [
+    (1e-300, r"^dt must be at least 1e-06 s to be the quantum of the env's own clock .*"
+             r"got 1e-300$"),
+    (None, r"^the env's control step must be at least 1e-06 s .* got 1e-09$"),
+])
+def test_a_step_too_short_for_a_clock_of_its_own_is_refused_before_the_env_is_taken(
+        dt, message):
+    env = ClockedEnv(SpringEnv())
+    env.reset(seed=0)
+    env.step(np.zeros(1, np.float32))
+    inner, before = env.env, env.clock_state()
+    fast = SpringEnv()
+    fast.dt = 1e-9
+    with pytest.raises(ValueError, match=message):
+        env.__init__(fast, dt=dt)          # __init__ run again: changes nothing either
+    assert env.env is inner and env.clock_state() == before
+
+
+@pytest.mark.parametrize("change, error, message", [
+    ({"last_tick": -5}, ValueError, r"state.last_tick must be >= 0, got -5"),
+    ({"taken_tick": 0}, ValueError, r"episode_start <= last_tick <= taken_tick"),
+    ({"episode_start": 10**30}, ValueError, r"state.episode_start must be <= 5, got 10{30}"),
+    ({"last_tick": 7.5}, TypeError, r"state.last_tick must be an integer, got 7.5"),
+    ({"taken_tick": 6}, ValueError, r"state.taken_tick must be <= 5, got 6"),
+    ({"last_tick": 2, "taken_tick": 2}, ValueError, r"state.last_tick must be a multiple"),
+    ({"clock": "a state"}, TypeError, r"state.clock must be a ClockState, got 'a state'"),
+])
+def test_restoring_a_state_no_env_could_have_made_is_refused_and_changes_nothing(
+        change, error, message):
+    env = ClockedEnv(SpringEnv(), WorldClock(ClockConfig(fixed_dt=0.01)))
+    env.reset(seed=0)
+    env.step(np.zeros(1, np.float32))
+    saved = env.clock_state()
+    bad = dataclasses.replace(saved, **change)
+    env.step(np.zeros(1, np.float32))
+    before = env.clock_state()
+    with pytest.raises(error, match=message):
+        env.restore_clock_state(bad)
+    assert env.clock_state() == before
+    assert env.step(np.zeros(1, np.float32))[4]["tick"] == 15
 
 
 def test_without_gymnasium_the_wing_says_how_to_install_it():

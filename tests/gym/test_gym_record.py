@@ -14,7 +14,7 @@ from gymnasium.envs.classic_control import CartPoleEnv, PendulumEnv  # noqa: E40
 
 from cvcclock import ClockConfig, WorldClock, WorldClockBinding  # noqa: E402
 from cvcclock.gym import ClockedEnv, Episode, RecordEpisodes, replay_episode  # noqa: E402
-from cvcclock.replay import DivergenceError, InputTrace  # noqa: E402
+from cvcclock.replay import DivergenceError, InputTrace, TraceFormatError  # noqa: E402
 from support.gym_envs import SpringEnv  # noqa: E402
 
 ENVS = {"CartPole": CartPoleEnv, "Pendulum": PendulumEnv, "Spring": SpringEnv}
@@ -171,3 +171,64 @@ def test_the_trace_is_a_cvcclock_trace_a_person_can_read(tmp_path):
                                     "value": json.loads(lines[1])["value"]}
     end = json.loads(lines[-1])
     assert end["end"] == 5 and set(end) == {"end", "sha256"}   # format 2: the body's digest
+
+
+def resigned(path, edit):
+    """Rewrite the trace at ``path`` as ``edit(lines)`` with a fresh body digest, as a
+    deliberate editor would: only the checks past the digest stand in its way."""
+    import hashlib
+
+    lines = path.read_bytes().rstrip(b"\n").split(b"\n")
+    lines, end = edit(lines[:-1], json.loads(lines[-1])["end"])
+    body = b"".join(line + b"\n" for line in lines)
+    digest = hashlib.sha256(body + json.dumps({"end": end}).encode() + b"\n").hexdigest()
+    path.write_bytes(body + json.dumps({"end": end, "sha256": digest}).encode() + b"\n")
+
+
+def with_header(**meta):
+    def edit(lines, end):
+        header = json.loads(lines[0])
+        header["metadata"].update(meta)
+        return [json.dumps(header).encode(), *lines[1:]], end
+    return edit
+
+
+@pytest.mark.parametrize("edit, message", [
+    # An end tick far past the last step asked for a billion steps, run one by one.
+    (lambda lines, end: (lines, 10**9), r"line 12: the end tick 1000000000 makes the episode "
+                                        r"1000000000 steps, but the trace records the "
+                                        r"outcome of 5"),
+    # Without its hash lines the replay checked nothing and returned as if it matched.
+    (lambda lines, end: ([x for x in lines if b'"hash"' not in x], end),
+     r"records the outcome of 0"),
+    (with_header(reset_seed=-1), r"line 1: metadata\['reset_seed'\] must be >= 0, got -1"),
+    (with_header(reset_seed="s"), r"line 1: metadata\['reset_seed'\] must be an integer"),
+    (with_header(options=[1]), r"line 1: metadata\['options'\] must be a dict or None"),
+    (with_header(episode=3), r"line 1: metadata\['episode'\] must be 0, got 3"),
+])
+def test_an_edited_episode_is_refused_before_it_replays_in_bounded_time(
+        tmp_path, edit, message):
+    env = RecordEpisodes(ClockedEnv(CartPoleEnv(), time_limit=0.1), tmp_path)
+    record(env, 1, seeds=[3])
+    env.close()
+    resigned(tmp_path / "episode-000000.trace", edit)
+    with pytest.raises(TraceFormatError, match=message):
+        replay_episode(CartPoleEnv, tmp_path, 0)
+
+
+@pytest.mark.parametrize("value", [b"[7]", b'"x"', b"[[0, 1]]"])
+def test_an_edited_action_outside_the_action_space_is_a_value_error(tmp_path, value):
+    env = RecordEpisodes(ClockedEnv(CartPoleEnv(), time_limit=0.1), tmp_path)
+    record(env, 1, seeds=[3])
+    env.close()
+
+    def edit(lines, end):
+        first = json.loads(lines[1])
+        assert first["input"] == "action"
+        return [lines[0], lines[1].replace(json.dumps(first["value"]).encode(), value),
+                *lines[2:]], end
+
+    resigned(tmp_path / "episode-000000.trace", edit)
+    with pytest.raises(ValueError, match=r"the recorded action .* the env's action space "
+                                         r"Discrete\(2\)"):
+        replay_episode(CartPoleEnv, tmp_path, 0)

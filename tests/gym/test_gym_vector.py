@@ -181,6 +181,9 @@ BAD = [
     (lambda: ClockBankVectorEnv([], dt=0.02), ValueError, r"at least one"),
     (lambda: ClockBankVectorEnv([CartPoleEnv, "CartPole-v1"], dt=0.02), TypeError,
      r"env_fns\[1\]"),
+    (lambda: ClockBankVectorEnv(5, dt=0.02), TypeError, r"env_fns must be a sequence.*5"),
+    (lambda: ClockBankVectorEnv(fns(), dt=0.0), ValueError, r"^dt must be .*got 0\.0"),
+    (lambda: ClockBankVectorEnv(fns(), dt=1e-9), ValueError, r"^dt must be .*got 1e-09"),
 ]
 
 
@@ -191,6 +194,52 @@ def test_bad_input_is_a_clear_error_that_makes_no_sub_env(make, error, message, 
     with pytest.raises(error, match=message):
         make()
     assert made == []
+
+
+def test_a_maker_that_makes_no_env_is_a_type_error_and_the_others_are_closed():
+    closed = []
+
+    class Closing(SpringEnv):
+        def close(self):
+            closed.append(self)
+
+    with pytest.raises(TypeError, match=r"env_fns\[1\] made 3, not a gymnasium.Env"):
+        ClockBankVectorEnv([Closing, lambda: 3], dt=0.05)
+    assert len(closed) == 1
+
+    def broken():
+        raise OSError("no display")
+
+    with pytest.raises(OSError, match="no display"):
+        ClockBankVectorEnv([Closing, broken], dt=0.05)
+    assert len(closed) == 2
+
+
+@pytest.mark.parametrize("seed, error, message", [
+    ("abc", TypeError, r"seed must be None, an int or a list .* got 'abc'"),
+    ([1, "b", 3], TypeError, r"seed\[1\] must be an integer, got 'b'"),
+    ([1, -2, 3], ValueError, r"seed\[1\] must be >= 0, got -2"),
+    (-1, ValueError, r"seed must be >= 0, got -1"),
+    (True, TypeError, r"seed must be an integer, got True"),
+    (2.5, TypeError, r"seed must be an integer, got 2.5"),
+    ([1, 2], ValueError, r"got 2 of them"),
+])
+def test_a_bad_seed_is_refused_before_any_sub_env_is_reset(seed, error, message):
+    envs = ClockBankVectorEnv([CartPoleEnv] * 3, dt=0.02)
+    envs.reset(seed=0)
+    envs.step(np.array([0, 1, 0]))
+    state = [e.unwrapped.state.copy() for e in envs.envs]
+    start = envs.episode_ticks.tolist()
+    with pytest.raises(error, match=message):
+        envs.reset(seed=seed)
+    assert all(np.array_equal(a, e.unwrapped.state) for a, e in zip(state, envs.envs, strict=True))
+    assert envs.episode_ticks.tolist() == start
+
+
+def test_a_numpy_integer_seed_seeds_as_the_int_does():
+    ours = ClockBankVectorEnv([CartPoleEnv] * 3, dt=0.02)
+    assert data_equivalence(ours.reset(seed=np.int64(7))[0], ours.reset(seed=7)[0])
+    assert data_equivalence(ours.reset(seed=np.array([7, 8, 9]))[0], ours.reset(seed=7)[0])
 
 
 def test_sub_envs_of_different_spaces_are_refused_and_closed():
@@ -212,3 +261,28 @@ def test_steps_for_time_limit_is_the_equivalent_timelimit():
     assert steps_for_time_limit(math.inf, 0.02) is None
     assert steps_for_time_limit(0.1, 0.02, fixed_dt=0.01) == 5
     assert steps_for_time_limit(0.11, 0.02, fixed_dt=0.01) == 6
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda m: m.name)
+def test_a_sub_env_that_raises_leaves_its_slot_and_the_later_ones_as_they_were(mode):
+    """The slots ran before the sub-envs stepped: one that raised had its tick moved on
+    without its step, so its episode tick counted a step it never took."""
+    failing = []
+
+    class Flaky(CartPoleEnv):
+        def step(self, action):
+            if failing:
+                failing.pop()
+                raise RuntimeError("flaky")
+            return super().step(action)
+
+    envs = ClockBankVectorEnv([CartPoleEnv, Flaky, CartPoleEnv], dt=0.02, time_limits=1.0,
+                              autoreset_mode=mode)
+    envs.reset(seed=0)
+    envs.step(np.array([0, 0, 0]))
+    failing.append(True)
+    with pytest.raises(RuntimeError, match="flaky"):
+        envs.step(np.array([0, 0, 0]))
+    assert envs.episode_ticks.tolist() == [2, 1, 1]     # sub-env 0 stepped; 1 and 2 did not
+    _, _, _, _, infos = envs.step(np.array([0, 0, 0]))
+    assert infos["tick"].tolist() == [3, 2, 2]

@@ -315,3 +315,19 @@ def test_check_input_refuses_an_input_naming_its_line(saved, tmp_path):
     assert InputTrace.load(saved, check_input=lambda name, value: None) == make_trace()
     with pytest.raises(TypeError, match="check_input must be callable"):
         InputTrace.load(saved, check_input=3)
+
+
+def test_load_reads_no_more_than_max_bytes_and_refuses_a_longer_file(tmp_path):
+    path = tmp_path / "run.trace"
+    make_trace().save(path)
+    size = path.stat().st_size
+    assert InputTrace.load(path, max_bytes=size) == InputTrace.load(path)
+    lines = path.read_bytes().count(b"\n")
+    with pytest.raises(TraceFormatError, match=f"line {lines}: the file is longer than "
+                                               f"max_bytes={size - 1} bytes") as error:
+        InputTrace.load(path, max_bytes=size - 1)
+    assert error.value.line == lines
+    with pytest.raises(TypeError, match="max_bytes must be an integer, got 1.5"):
+        InputTrace.load(path, max_bytes=1.5)
+    with pytest.raises(ValueError, match="max_bytes must be >= 0, got -1"):
+        InputTrace.load(path, max_bytes=-1)

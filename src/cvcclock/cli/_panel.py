@@ -18,8 +18,8 @@ from typing import Any
 
 from cvcclock._extras import install_hint
 
-__all__ = ["add_options", "demo_live", "demo_replay", "refuse_without_panel", "serve",
-           "serve_trace"]
+__all__ = ["add_options", "demo_live", "demo_replay", "refuse_replay_options",
+           "refuse_without_panel", "serve", "serve_trace"]
 
 _KICK_EVERY = 300   # the live demo kicks its spring every 3 world seconds, so it keeps moving
 
@@ -71,6 +71,14 @@ def refuse_without_panel(args: argparse.Namespace, parser: argparse.ArgumentPars
             parser.error(f"--{option} applies to --panel only")
 
 
+def refuse_replay_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """``replay --panel`` replays the whole trace live: ``--to`` and ``--speed`` are usage
+    errors, found before the trace is read."""
+    if args.to is not None or args.speed is not None:
+        parser.error("--panel replays the whole trace live, scrubbed from the page: --to "
+                     "and --speed do not apply")
+
+
 def serve_trace(args: argparse.Namespace, parser: argparse.ArgumentParser, trace: Any) -> int:
     """``cvcclock replay TRACE --panel``: ``trace`` (read and checked by the replay command)
     replayed live, scrubbed from the page.
@@ -80,9 +88,7 @@ def serve_trace(args: argparse.Namespace, parser: argparse.ArgumentParser, trace
     int
         As :func:`serve`; 2 also for a trace that is not the demo's.
     """
-    if args.to is not None or args.speed is not None:
-        parser.error("--panel replays the whole trace live, scrubbed from the page: --to "
-                     "and --speed do not apply")
+    refuse_replay_options(args, parser)
     try:
         return serve("replay", args, parser,
                      lambda **where: demo_replay(trace, **where))

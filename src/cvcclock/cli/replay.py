@@ -46,8 +46,8 @@ from cvcclock.demo import (
 from cvcclock.netplay import MAX_INPUT_BYTES, PONG_WORLD
 from cvcclock.replay import InputTrace, JSONValue, TraceFormatError
 
-__all__ = ["DESCRIPTION", "MATCHED", "DIVERGED", "INVALID", "STEPS_PER_LINE", "UNVERIFIED",
-           "Outcome", "add_parser", "replay_command", "run"]
+__all__ = ["DESCRIPTION", "DIVERGED", "INVALID", "MATCHED", "MAX_TRACE_BYTES", "STEPS_PER_LINE",
+           "UNVERIFIED", "Outcome", "add_parser", "replay_command", "run"]
 
 MATCHED, DIVERGED, INVALID, UNVERIFIED = 0, 1, 2, 3
 """The exit statuses: every digest equal; one differs; the trace or arguments cannot be
@@ -56,6 +56,10 @@ used; nothing differs but a digest is missing."""
 STEPS_PER_LINE = 100
 """World steps a trace may ask for per line it has (the demo's recording: 100 steps in 110
 lines). A 3-line trace may ask for 300 steps, not the quadrillions of an end near MAX_TICK."""
+
+MAX_TRACE_BYTES = 64 * 2**20
+"""The longest trace the command reads (the demo's recording is some 6 KB): reading stops
+there, so a device that never ends (``/dev/zero``) is refused at once, not read forever."""
 
 SPEEDS = (0.01, 100.0)
 """The speeds a trace may record, and ``--speed`` take: a live replay runs at least one
@@ -111,6 +115,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     unusable (2) or unverified (3)."""
     _panel.refuse_without_panel(args, parser)
     if args.panel:
+        _panel.refuse_replay_options(args, parser)
         trace = _demo_trace(args)      # the command's own rules, before anything is served
         if trace is None:
             return INVALID
@@ -158,7 +163,7 @@ def _read(path: str) -> InputTrace | None:
     """The trace at ``path``, its inputs checked as read; None (the reason on stderr) if it
     cannot be read."""
     try:
-        return InputTrace.load(path, check_input=_check_input)
+        return InputTrace.load(path, check_input=_check_input, max_bytes=MAX_TRACE_BYTES)
     except TraceFormatError as error:
         print(f"cvcclock replay: unreadable trace: {error}", file=sys.stderr)
     except OSError as error:

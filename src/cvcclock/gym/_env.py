@@ -33,6 +33,7 @@ __all__ = ["ClockedEnv", "ClockedEnvState", "control_dt", "limit_ticks"]
 
 # ticks_per_step's tolerance: a limit within it of a whole number of quanta is that number.
 _TOLERANCE = 1e-9
+_MIN_FIXED_DT = 1e-6   # ClockConfig's least quantum
 
 
 def control_dt(env: gymnasium.Env[Any, Any], dt: object = None) -> float:
@@ -219,6 +220,9 @@ class ClockedEnv(gymnasium.Wrapper[Any, Any, Any, Any], gymnasium.utils.RecordCo
         step = control_dt(env, dt)
         if clock is None and binding is not None:
             clock = binding.clock
+        # The env's own clock takes the step as its quantum: refused here, naming the step,
+        # not once the wrapper has already taken the env.
+        config = ClockConfig(fixed_dt=_own_quantum(step, dt)) if clock is None else None
         period = 1 if clock is None else ticks_per_step(step, clock.fixed_dt)
         fixed_dt = step if clock is None else clock.fixed_dt
         limit = math.inf if time_limit is None else check_time_limit(time_limit)
@@ -233,7 +237,7 @@ class ClockedEnv(gymnasium.Wrapper[Any, Any, Any, Any], gymnasium.utils.RecordCo
             self, clock=clock, dt=dt, time_limit=time_limit, binding=binding, capture=capture,
             max_wait_frames=max_wait_frames)
         super().__init__(env)
-        self.clock = WorldClock(ClockConfig(fixed_dt=step)) if clock is None else clock
+        self.clock = WorldClock(config) if clock is None else clock
         self.dt = step
         self.period = period
         self.time_limit = limit
@@ -402,6 +406,7 @@ class ClockedEnv(gymnasium.Wrapper[Any, Any, Any, Any], gymnasium.utils.RecordCo
         """
         if not isinstance(state, ClockedEnvState):
             raise TypeError(f"state must be a ClockedEnvState, got {state!r}")
+        _check_places(state, self.period)
         if state.clock.config.fixed_dt != self.clock.fixed_dt or state.last_tick % self.period:
             raise ValueError(
                 f"state is of a clock with fixed_dt={state.clock.config.fixed_dt!r} and a step "
@@ -410,6 +415,36 @@ class ClockedEnv(gymnasium.Wrapper[Any, Any, Any, Any], gymnasium.utils.RecordCo
         self.clock.restore(state.clock)
         self._start_following(state.clock.tick, state.last_tick, state.taken_tick,
                               state.episode_start)
+
+
+def _own_quantum(step: float, dt: object) -> float:
+    """``step`` as the quantum of a clock of the env's own, or an error naming where the step
+    came from (``dt=`` or the env's)."""
+    if step < _MIN_FIXED_DT:
+        name = "dt" if dt is not None else "the env's control step"
+        raise ValueError(f"{name} must be at least {_MIN_FIXED_DT!r} s to be the quantum of "
+                         f"the env's own clock (pass clock= for a finer one), got {step!r}")
+    return step
+
+
+def _check_places(state: ClockedEnvState, period: int) -> None:
+    """Refuse a state whose places could not have come from ``clock_state()``: each an
+    integer tick, ``episode_start <= last_tick <= taken_tick <= clock.tick``, the steps'
+    due ticks multiples of ``period``."""
+    if not isinstance(state.clock, ClockState):
+        raise TypeError(f"state.clock must be a ClockState, got {state.clock!r}")
+    tick = state.clock.tick
+    places = {"episode_start": state.episode_start, "last_tick": state.last_tick,
+              "taken_tick": state.taken_tick}
+    for name, value in places.items():
+        check_count(value, f"state.{name}", maximum=tick)
+    if not state.episode_start <= state.last_tick <= state.taken_tick:
+        raise ValueError(f"state must have episode_start <= last_tick <= taken_tick <= the "
+                         f"clock's tick {tick}, got {places}")
+    for name in ("last_tick", "taken_tick"):
+        if places[name] % period:
+            raise ValueError(f"state.{name} must be a multiple of the env's period "
+                             f"({period} quanta), got {places[name]!r}")
 
 
 def _render_fps(env: gymnasium.Env[Any, Any]) -> float:

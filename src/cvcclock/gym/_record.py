@@ -26,6 +26,7 @@ from cvcclock.replay import (
     InputTrace,
     JSONValue,
     Replayer,
+    TraceFormatError,
     TraceHeader,
     default_state_hash,
 )
@@ -252,7 +253,16 @@ class _ReplayedEnv:
     def apply(self, name: str, value: Any) -> None:
         if name != _ACTION:
             raise ValueError(f"an episode's trace holds actions only, got the input {name!r}")
-        self.action = self.env.action_space.from_jsonable(value)[0]
+        space = self.env.action_space
+        try:
+            action = space.from_jsonable(value)[0]
+        except Exception as error:   # noqa: BLE001 - each space raises its own
+            raise ValueError(f"the recorded action {value!r} cannot be read as one of the "
+                             f"env's action space {space}: {error!r}") from None
+        if not space.contains(action):
+            raise ValueError(f"the recorded action {value!r} is not in the env's action "
+                             f"space {space}")
+        self.action = action
 
     def step(self, dt: float) -> None:
         observation, reward, terminated, truncated, info = self.env.step(self.action)
@@ -308,9 +318,12 @@ def replay_episode(env_fn: Callable[[], gymnasium.Env[Any, Any]], path: str | os
         If a step's outcome differs from the recording's (naming the step's tick).
     ValueError
         If no episode up to ``episode`` was reset with a seed (the env's random state at
-        its start is unknown).
+        its start is unknown), or a recorded action is not in the env's action space.
     FileNotFoundError, TraceFormatError
-        If an episode's trace is missing or unreadable.
+        If an episode's trace is missing or unreadable, or holds what ``RecordEpisodes``
+        never writes (another episode number, a seed that is not a non-negative integer,
+        options that are not a dict, a step without its outcome hash); all but the actions
+        are checked before the env is made, so a replay's work is bounded by the file.
     TypeError
         If ``env_fn`` is not callable or makes something other than a plain
         ``gymnasium.Env``.
@@ -339,12 +352,40 @@ def _traces_back_to_a_seed(path: str | os.PathLike[str], index: int) -> list[Inp
     """The traces of ``index`` and of the episodes before it back to one reset with a seed."""
     traces: list[InputTrace] = []
     for number in range(index, -1, -1):
-        trace = InputTrace.load(episode_path(path, number))
+        file = episode_path(path, number)
+        trace = InputTrace.load(file)
+        _check_episode(trace, file, number)
         traces.append(trace)
         if trace.header.metadata.get("reset_seed") is not None:
             return traces[::-1]
     raise ValueError(f"no episode from 0 to {index} in {os.fspath(path)!r} was reset with a "
                      "seed: the env's random state at their start is unknown, so none replays")
+
+
+def _check_episode(trace: InputTrace, file: str, number: int) -> None:
+    """Refuse a trace that ``RecordEpisodes`` could not have written for episode ``number``:
+    its header's episode, seed and options, and an outcome hash for every step, so that the
+    replay's work is bounded by the file's size and no step goes unchecked."""
+    header = trace.header
+    meta = header.metadata
+    try:
+        if meta.get("episode") != number or isinstance(meta.get("episode"), bool):
+            raise ValueError(f"metadata['episode'] must be {number}, got "
+                             f"{meta.get('episode')!r}")
+        if meta.get("reset_seed") is not None:
+            check_seed(meta["reset_seed"], "metadata['reset_seed']")
+        if not isinstance(meta.get("options"), dict | None):
+            raise TypeError(f"metadata['options'] must be a dict or None, got "
+                            f"{meta['options']!r}")
+    except (TypeError, ValueError) as error:
+        raise TraceFormatError(f"{file}, line 1: {error}", 1) from None
+    steps = (trace.end_tick - header.start_tick) // header.period
+    if len(trace.hashes) != steps:
+        line = 2 + len(trace.inputs) + len(trace.hashes)
+        raise TraceFormatError(
+            f"{file}, line {line}: the end tick {trace.end_tick} makes the episode "
+            f"{steps} steps, but the trace records the outcome of {len(trace.hashes)}: "
+            "every recorded step has one", line)
 
 
 def _replay_one(env: ClockedEnv, trace: InputTrace) -> Episode:

@@ -10,7 +10,7 @@ with the equivalent step limits (``steps_for_time_limit``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from copy import deepcopy
 from typing import Any
 
@@ -25,6 +25,7 @@ from cvcclock.checks import (
     check_bool,
     check_callable,
     check_seconds,
+    check_seed,
     check_time_limit,
     check_time_limits,
 )
@@ -68,6 +69,25 @@ def _autoreset_mode(value: object) -> AutoresetMode:
         names = ", ".join(repr(m.value) for m in AutoresetMode)
         raise ValueError(f"autoreset_mode must be an AutoresetMode or one of {names}, got "
                          f"{value!r}") from None
+
+
+def _make_all(fns: list[Callable[[], Env[Any, Any]]]) -> list[Env[Any, Any]]:
+    """Each ``fns[i]()``; if one raises, the sub-envs already made are closed."""
+    envs: list[Env[Any, Any]] = []
+    try:
+        for fn in fns:
+            envs.append(fn())
+    except BaseException:
+        _close_all(envs)
+        raise
+    return envs
+
+
+def _close_all(envs: list[Any]) -> None:
+    """Close what is a sub-env among ``envs`` (a maker may have made something else)."""
+    for env in envs:
+        if isinstance(env, Env):
+            env.close()
 
 
 class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
@@ -133,12 +153,15 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  fixed_dt: float | None = None, copy: bool = True) -> None:
         # Every argument first: a bad one makes no sub-env.
+        if not isinstance(env_fns, Iterable) or isinstance(env_fns, str | bytes):
+            raise TypeError(f"env_fns must be a sequence of callables, got {env_fns!r}")
         fns = list(env_fns)
         if not fns:
             raise ValueError(f"env_fns must make at least one sub-env, got {env_fns!r}")
         for i, fn in enumerate(fns):
             check_callable(fn, f"env_fns[{i}]")
-        step = check_seconds(dt, "dt")
+        # Without fixed_dt the step is the quantum, so it is held to the quantum's bound.
+        step = check_seconds(dt, "dt", minimum=1e-6 if fixed_dt is None else 0.0)
         fixed = step if fixed_dt is None else check_seconds(fixed_dt, "fixed_dt", minimum=1e-6)
         period = ticks_per_step(step, fixed)
         limits = check_time_limits(math.inf if time_limits is None else time_limits, len(fns))
@@ -152,12 +175,11 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         self.dt = step
         self.period = period
         self.time_limits = limits
-        self.envs = [fn() for fn in fns]
+        self.envs = _make_all(fns)
         try:
             self._check_spaces()
         except Exception:
-            for env in self.envs:
-                env.close()
+            _close_all(self.envs)
             raise
         n = self.num_envs = len(self.envs)
         self.metadata = dict(self.envs[0].metadata)
@@ -240,13 +262,16 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         -------
         tuple
             ``(observations, infos)``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If a seed is not a non-negative integer (any integer type, not a bool), the
+            list's length is not ``num_envs``, or the reset mask is bad; checked before any
+            sub-env is reset.
         """
         n = self.num_envs
-        seeds = ([None] * n if seed is None else
-                 [seed + i for i in range(n)] if isinstance(seed, int) else list(seed))
-        if len(seeds) != n:
-            raise ValueError(f"seed must be None, an int or a list of num_envs={n} seeds, got "
-                             f"{len(seeds)} of them: {seed!r}")
+        seeds = self._seeds(seed)
         mask = self._reset_mask(options)
         if mask is not None:
             options = {k: v for k, v in options.items() if k != "reset_mask"} if options else None
@@ -266,6 +291,23 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
                                          self._observations)
         return (deepcopy(self._observations) if self.copy else self._observations,
                 self._add_time(infos))
+
+    def _seeds(self, seed: object) -> list[int | None]:
+        """One seed a sub-env, each checked before any sub-env is reset."""
+        n = self.num_envs
+        if seed is None:
+            return [None] * n
+        if isinstance(seed, str | bytes):
+            raise TypeError(f"seed must be None, an int or a list of num_envs={n} seeds, got "
+                            f"{seed!r}")
+        if not isinstance(seed, Sequence | np.ndarray) or np.ndim(seed) == 0:
+            first = check_seed(seed)   # any integer type, numpy's too; never a bool
+            return [first + i for i in range(n)]
+        seeds = list(seed)
+        if len(seeds) != n:
+            raise ValueError(f"seed must be None, an int or a list of num_envs={n} seeds, got "
+                             f"{len(seeds)} of them: {seed!r}")
+        return [None if s is None else check_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
 
     def _reset_mask(self, options: dict[str, Any] | None) -> npt.NDArray[np.bool_] | None:
         if options is None or "reset_mask" not in options:
@@ -314,8 +356,11 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         actions_iter = iterate(self.action_space, actions)
         n = self.num_envs
         resetting = self._autoreset_envs.tolist() if mode is AutoresetMode.NEXT_STEP else None
-        self._advance(resetting is not None and any(resetting))
-        ticks = self.bank.tick
+        some_resetting = resetting is not None and any(resetting)
+        # The ticks the step ends at; the slots run there once the sub-envs have stepped, so
+        # a sub-env that raises leaves its slot (and those of the ones after it) as it was.
+        ticks = self.bank.tick + (np.where(self._autoreset_envs, 0, self.period)
+                                  if some_resetting else self.period)
         over = ((ticks - self._start) >= self._limit).tolist()   # the time limits, at once
         same_step = mode is AutoresetMode.SAME_STEP
 
@@ -326,21 +371,32 @@ class ClockBankVectorEnv(VectorEnv[Any, Any, np.ndarray]):
         truncations: list[Any] = [False] * n
         started: list[int] = []
         infos: dict[str, Any] = {}
-        for i, (env, action) in enumerate(zip(self.envs, actions_iter, strict=True)):
-            if resetting is not None and resetting[i]:
-                observation, env_info = env.reset()
-                started.append(i)
-            else:
-                observation, reward, terminated, truncated, env_info = env.step(action)
-                truncated = truncated or over[i]
-                rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
-                if same_step and (terminated or truncated):
-                    infos = self._add_info(
-                        infos, {"final_obs": observation, "final_info": env_info}, i)
+        stepped: list[int] = []
+        try:
+            for i, (env, action) in enumerate(zip(self.envs, actions_iter, strict=True)):
+                if resetting is not None and resetting[i]:
                     observation, env_info = env.reset()
                     started.append(i)
-            self._env_obs[i] = observation
-            infos = self._add_info(infos, env_info, i)
+                else:
+                    observation, reward, terminated, truncated, env_info = env.step(action)
+                    stepped.append(i)
+                    truncated = truncated or over[i]
+                    rewards[i], terminations[i], truncations[i] = reward, terminated, truncated
+                    if same_step and (terminated or truncated):
+                        infos = self._add_info(
+                            infos, {"final_obs": observation, "final_info": env_info}, i)
+                        observation, env_info = env.reset()
+                        started.append(i)
+                self._env_obs[i] = observation
+                infos = self._add_info(infos, env_info, i)
+        except BaseException:
+            # The sub-envs that stepped before one raised keep their step's quanta.
+            if stepped:
+                counts = np.zeros(n, dtype=np.int64)
+                counts[stepped] = self.period
+                self.bank.advance_ticks(counts)
+            raise
+        self._advance(some_resetting)
         if started:
             self._start[started] = ticks[started]
         # New arrays each step, so they are returned as they are: the env keeps none of them.

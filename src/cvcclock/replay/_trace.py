@@ -327,7 +327,8 @@ class InputTrace:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *,
-             check_input: Callable[[str, JSONValue], object] | None = None) -> InputTrace:
+             check_input: Callable[[str, JSONValue], object] | None = None,
+             max_bytes: int | None = None) -> InputTrace:
         """Read a trace written by ``save`` (or by a cvcclock that wrote format version 1).
 
         Parameters
@@ -338,6 +339,10 @@ class InputTrace:
             ``check_input(name, value)``, called on each input as it is read, to refuse what
             the world the trace is for cannot take (a kick that is a string, a speed of 0):
             its TypeError or ValueError becomes a ``TraceFormatError`` naming the line.
+        max_bytes : int, optional
+            The longest file to read; no more than ``max_bytes + 1`` bytes are read, so a
+            device or pipe that never ends (``/dev/zero``) is refused in bounded time and
+            memory. None: no bound.
 
         Returns
         -------
@@ -347,15 +352,21 @@ class InputTrace:
         ------
         TraceFormatError
             If the file is cut short, corrupted, changed after it was written (its body's
-            sha256 is not the end line's), of a newer format version, or holds an input
-            ``check_input`` refuses; the message names the file and the line.
+            sha256 is not the end line's), of a newer format version, holds an input
+            ``check_input`` refuses, or is longer than ``max_bytes``; the message names the
+            file and the line.
         OSError
             If the file cannot be opened.
         """
         path = check_path(path, "path")
         check_callable(check_input, "check_input", optional=True)
+        limit = None if max_bytes is None else check_count(max_bytes, "max_bytes")
         with open(path, "rb") as file:
-            data = file.read()
+            data = file.read() if limit is None else file.read(limit + 1)
+        if limit is not None and len(data) > limit:
+            line = data.count(b"\n", 0, limit) + 1   # the line of the first byte too many
+            raise TraceFormatError(f"{path}, line {line}: the file is longer than "
+                                   f"max_bytes={limit} bytes", line)
         try:
             return cls.from_lines(data.split(b"\n"), check_input=check_input)
         except TraceFormatError as error:
