@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from support.implementations import CORE, ORACLE
@@ -21,3 +23,12 @@ def make_clock(impl):
         return impl.Clock(impl.Config(**config))
 
     return make
+
+
+def pytest_configure(config):
+    """Ctrl-C as Python sets it up, whatever started the suite: a shell that runs a command in
+    the background without job control starts it with SIGINT ignored, Python then installs no
+    handler, and the tests of what a Ctrl-C does (and the processes they start, which inherit
+    the ignored signal) would test nothing."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
