@@ -163,7 +163,7 @@ class Agent:
         return f"Agent({self.name!r}, {dict({**self.own, **self.props})!r})"
 
 
-_SET_PROPS = Agent.props.__set__  # type: ignore[attr-defined,misc]
+_SET_PROPS = Agent.props.__set__  # type: ignore[attr-defined,misc,unused-ignore]
 
 
 class Simulation:
