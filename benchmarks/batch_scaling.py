@@ -12,7 +12,7 @@ process over the batch: its every thread, and on Dask the LocalCluster's schedul
 runs here). On a shared machine the CPU per result is the steady figure; the wall ratios
 depend on the load average, printed with them.
 
-``--out`` gives each batch a results file (``keep`` then defaults to the compact keep);
+``--out`` gives each batch a results file (pass ``--keep records`` for the compact keep);
 ``--keep`` is passed to simulate_many (``all``, ``records``, ``trajectory``, ``summary``).
 The pools and the cluster are started and warmed up before the timing.
 """

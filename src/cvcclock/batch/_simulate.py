@@ -14,7 +14,7 @@ so it gets the cheap half of the work: it unpickles only what is kept and writes
 did not have to make. A CloseCall result kept whole is about 365 objects for the garbage
 collector and 0.2 ms of unpickling; its summary and records are a few dozen objects. By
 default a batch keeps everything (each result ``==`` to ``simulate``'s); with ``out``,
-``keep=COMPACT_KEEP`` (the records) is the compact choice: its file holds the rest, and
+``keep="records"`` is the compact choice: its file holds the rest, and
 :func:`read_results` gives every result whole. The line's form is exact, so
 :func:`read_results` gives what ``simulate`` returned.
 
@@ -95,15 +95,11 @@ from cvcclock.replay import FORMAT_VERSION as TRACE_FORMAT_VERSION
 from cvcclock.scenario.runner import check_dt
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["COMPACT_KEEP", "DEATHS_ALONE", "TARGET_CHUNK_SECONDS", "Executor", "refused",
+__all__ = ["DEATHS_ALONE", "TARGET_CHUNK_SECONDS", "Executor", "refused",
            "simulate_many"]
 
 TARGET_CHUNK_SECONDS = 0.1
 """The work a chunk aims at, in seconds of the workers' time (see the module doc)."""
-
-COMPACT_KEEP = frozenset({"records"})
-"""The compact choice for a batch with ``out`` (``keep="records"``): each run's summary and
-records, its trajectory left in the file."""
 
 _MAX_CHUNK = 10_000
 _LOSSES_BEFORE_SPLIT = 2
