@@ -1,8 +1,9 @@
 """simulate_many's ``keep``: what of each run crosses back to the batch's process.
 
-By default a batch keeps everything (each result ``==`` to ``simulate``'s), with or without
-``out``; with ``out``, ``keep="records"`` keeps the summary and the records, and the file
-holds every result whole. Whatever is kept, a resumed batch yields the same as a fresh one.
+Without ``out`` a batch keeps everything by default (each result ``==`` to ``simulate``'s);
+with ``out`` it keeps the summary by default (``keep="records"`` adds the per-step
+records, ``keep="all"`` keeps everything), and the file holds every result whole. Whatever
+is kept, a resumed batch yields the same as a fresh one.
 """
 
 from __future__ import annotations
@@ -63,10 +64,15 @@ def test_kept_empties_what_is_not_kept_and_keeps_the_rest_and_the_steps():
     assert pickle.loads(pickle.dumps(records)) == records
 
 
-def test_with_out_the_default_keeps_everything(pool, tmp_path):
+def test_with_out_the_default_keeps_the_summary_and_the_file_everything(pool, tmp_path):
     out = tmp_path / "runs.jsonl"
     got = list(simulate_many(Flaky(), range(6), executor=pool, out=out))
-    assert comparable(got) == comparable(serial(Flaky(), range(6)))
+    whole = serial(Flaky(), range(6))
+    assert comparable(got) == comparable(without(whole, "records", "trajectory"))
+    assert all(r.records_final for r in got if isinstance(r, SimulationResult))
+    assert comparable(read_results(out)) == comparable(whole)
+    everything = list(simulate_many(Flaky(), range(6), executor=pool, out=out, keep="all"))
+    assert comparable(everything) == comparable(whole)
 
 
 def test_with_out_records_keeps_summary_and_records_and_the_file_everything(pool, tmp_path):
@@ -111,8 +117,8 @@ def test_what_is_not_kept_is_not_sent_back():
     """The workers pickle only what is kept: a summary is a small fraction of a result."""
     whole, _ = run_records(CloseCall(), [1], {}, None)
     summary, _ = run_records(CloseCall(), [1], {}, None, keep=frozenset())
-    assert len(summary[0]) * 5 < len(whole[0])
-    assert pickle.loads(summary[0]) == kept(pickle.loads(whole[0]), frozenset())
+    assert len(summary) * 5 < len(whole)
+    assert pickle.loads(summary) == [kept(r, frozenset()) for r in pickle.loads(whole)]
 
 
 def test_a_failed_run_is_kept_whole():

@@ -126,12 +126,12 @@ def test_a_value_that_can_be_neither_written_nor_pickled_fails_its_run_only():
     scenario = CloseCall()
     results, lines = run_records(Odd({"lambda": lambda: 1}), [0], {"max_steps": 2},
                                  key("test:Odd", max_steps=2))
-    failed = pickle.loads(results[0])
+    [failed] = pickle.loads(results)
     assert isinstance(failed, FailedRun) and failed.seed == 0
     assert failed.error_type == "TypeError" and "result cannot be pickled" in failed.message
     assert decode_record(lines[0]) == failed
     good, _ = run_records(scenario, [1, 2], {}, None)
-    assert [pickle.loads(r) for r in good] == [simulate(scenario, seed=s) for s in (1, 2)]
+    assert pickle.loads(good) == [simulate(scenario, seed=s) for s in (1, 2)]
 
 
 def test_lines_are_keyed_in_a_fixed_order_for_resuming():
@@ -166,5 +166,5 @@ def test_a_line_that_is_not_a_whole_record_is_a_value_error(line):
 def test_results_compare_equal_after_decoding_and_failed_runs_too():
     results, lines = run_records(Flaky(), range(10), {}, key("test_batch:Flaky"))
     decoded = [decode_record(line) for line in lines]
-    assert decoded == [pickle.loads(r) for r in results]
+    assert decoded == pickle.loads(results)
     assert {type(r) for r in decoded} == {SimulationResult, FailedRun}

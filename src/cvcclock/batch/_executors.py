@@ -60,6 +60,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, Protocol
 
+from cvcclock.batch._file import Part, write_part
 from cvcclock.batch._records import ALL, BatchKey, line_bytes, run_records
 from cvcclock.scenario.scenarios import Scenario
 
@@ -113,12 +114,12 @@ class Chunk:
 
 
 class Done(NamedTuple):
-    """A chunk that ran: each seed's kept result pickled, its line (bytes, with its end) if
-    asked for, the worker's seconds."""
+    """A chunk that ran: the list of its kept results pickled; if lines were asked for, the part
+    its worker wrote them to, or the lines (bytes, each with its end); the worker's seconds."""
 
     chunk: Chunk
-    results: list[bytes]
-    lines: list[bytes] | None
+    results: bytes
+    lines: Part | list[bytes] | None
     seconds: float
 
 
@@ -166,13 +167,14 @@ class Backend(Protocol):
         ...
 
 
-ChunkOutput = tuple[list[bytes], list[bytes] | None, float]
+ChunkOutput = tuple[bytes, Part | list[bytes] | None, float]
 """What :func:`run_chunk` returns."""
 
 
 def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any],
               key: BatchKey | None, attempt: int | None = None,
-              topic: str | None = None, keep: frozenset[str] = ALL) -> ChunkOutput:
+              topic: str | None = None, keep: frozenset[str] = ALL,
+              staging: str | None = None) -> ChunkOutput:
     """The task a worker runs: :func:`~cvcclock.batch._records.run_records`, timed.
 
     Parameters
@@ -192,11 +194,15 @@ def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any
         On a Dask worker, the event topic the run starts go to.
     keep : frozenset of str
         What of each result to send back beyond its summary.
+    staging : str, optional
+        The batch's staging directory: the lines go to a part there (:func:`write_part`)
+        when this process can write it, else back with the results.
 
     Returns
     -------
-    (list of bytes, list of bytes or None, float)
-        The pickled kept results, the lines, and the seconds the chunk took.
+    (bytes, Part or list of bytes or None, float)
+        The kept results pickled (a list), the part or the lines, and the seconds the chunk
+        took.
     """
     start = time.perf_counter()
     events = _EVENTS
@@ -212,9 +218,13 @@ def run_chunk(scenario: bytes, seeds: tuple[int, ...], options: Mapping[str, Any
         def started(seed: int) -> None:
             events.put((attempt, pid, seed))
     results, lines = run_records(pickle.loads(scenario), seeds, options, key, started, keep)
-    # Encoded here, so that the parent writes the bytes it receives as they are.
-    data = None if lines is None else [line_bytes(line) for line in lines]
-    return results, data, time.perf_counter() - start
+    if lines is None:
+        return results, None, time.perf_counter() - start
+    # Written here: the batch's process copies the part into its file, and never sees the
+    # results' bulk (the parent is the one process every result passes through).
+    data = [line_bytes(line) for line in lines]
+    part = None if staging is None else write_part(staging, data)
+    return results, data if part is None else part, time.perf_counter() - start
 
 
 def dump_scenario(scenario: Scenario) -> bytes:
@@ -375,6 +385,8 @@ class Task(NamedTuple):
     """None for no lines."""
     keep: frozenset[str] = ALL
     """What of each result is sent back beyond its summary."""
+    staging: str | None = None
+    """Where the workers write their parts (:func:`write_part`), with lines."""
 
 
 class _RunWatch:
@@ -428,7 +440,8 @@ class FuturesBackend:
     workers : int
         The executor's concurrency, to size the window of chunks in flight.
     task : tuple
-        A :class:`Task`, or the tuple of its fields (``keep`` may be left out: all).
+        A :class:`Task`, or the tuple of its fields (``keep`` and ``staging`` may be left
+        out: all, and no parts).
     pool : LocalPool, optional
         What ``make`` is, when the executor is the default pool: closed with the backend,
         and with ``run_timeout`` the source of the run starts it watches.
@@ -457,11 +470,11 @@ class FuturesBackend:
 
     def submit(self, chunk: Chunk) -> None:
         """Start running ``chunk``."""
-        scenario, options, key, keep = self._task
+        scenario, options, key, keep, staging = self._task
         attempt = None if self._watch is None else self._watch.attempt()
         try:
             future = self._executor.submit(run_chunk, scenario, chunk.seeds, options, key,
-                                           attempt, None, keep)
+                                           attempt, None, keep, staging)
         except cf.BrokenExecutor as e:         # broke since the last wait
             self._lost.append(self._lost_outcome(chunk, attempt, e))
             self._lost.extend(self._replace(e))
@@ -618,10 +631,10 @@ class DaskBackend:
 
     def submit(self, chunk: Chunk) -> None:
         """Start running ``chunk``."""
-        scenario, options, key, keep = self._task
+        scenario, options, key, keep, staging = self._task
         attempt = None if self._topic is None else next(self._attempts)
         future = self._client.submit(run_chunk, scenario, chunk.seeds, options, key, attempt,
-                                     self._topic, keep, pure=False)
+                                     self._topic, keep, staging, pure=False)
         self._futures[future] = chunk
         if attempt is not None:
             self._of_attempt[attempt] = future

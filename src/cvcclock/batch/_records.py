@@ -141,7 +141,7 @@ ALL = frozenset(("records", "trajectory"))
 
 def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, Any],
                 key: BatchKey | None, started: Callable[[int], None] | None = None,
-                keep: frozenset[str] = ALL) -> tuple[list[bytes], list[str] | None]:
+                keep: frozenset[str] = ALL) -> tuple[bytes, list[str] | None]:
     """Run ``simulate(scenario, seed=seed, **options)`` for each seed, ready to send back.
 
     A run that raises becomes a :class:`FailedRun`, and so does one whose result (what is
@@ -165,10 +165,12 @@ def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, 
 
     Returns
     -------
-    (list of bytes, list of str or None)
-        Each seed's kept result pickled, and its line (without a line end), in seed order.
+    (bytes, list of str or None)
+        The list of the kept results, in seed order, pickled as one (so the batch's process
+        loads the classes and field names once a chunk, not once a run), and each seed's
+        line (without a line end).
     """
-    results: list[bytes] = []
+    results: list[SimulationResult | FailedRun] = []
     lines: list[str] = []
     for seed in seeds:
         if started is not None:
@@ -179,23 +181,44 @@ def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, 
         except Exception as e:  # noqa: BLE001 -- a failing run is a result, not the batch's end
             result = FailedRun.from_exception(seed, e)
         try:
-            data, line = _pack(result, key, keep)
-        except Exception as e:  # noqa: BLE001 -- the same: this run's result cannot be kept
-            data, line = _pack(FailedRun.from_exception(seed, e), key, keep)
-        results.append(data)
+            line = None if key is None else encode_record(result, key)
+        except Exception as e:  # noqa: BLE001 -- the same: this run's result cannot be written
+            result = _unpicklable(result, kept(result, keep)) or FailedRun.from_exception(seed, e)
+            line = encode_record(result, key) if key is not None else None
+        results.append(kept(result, keep))
         if line is not None:
             lines.append(line)
-    return results, None if key is None else lines
-
-
-def _pack(result: SimulationResult | FailedRun, key: BatchKey | None,
-          keep: frozenset[str]) -> tuple[bytes, str | None]:
     try:
-        data = pickle.dumps(kept(result, keep))
-    except Exception as e:
-        raise TypeError(
-            f"the run's result cannot be pickled to send it back from the worker: {e}") from e
-    return data, None if key is None else encode_record(result, key)
+        data = pickle.dumps(results)
+    except Exception:  # noqa: BLE001 -- some result cannot be pickled: each one is tried below
+        data = pickle.dumps(_each_picklable(results, lines if key is not None else None, key))
+    return data, None if key is None else lines
+
+
+def _each_picklable(results: list[SimulationResult | FailedRun], lines: list[str] | None,
+                    key: BatchKey | None) -> list[SimulationResult | FailedRun]:
+    """The results, each that cannot be pickled replaced by its FailedRun (its line too)."""
+    for i, result in enumerate(results):
+        failed = _unpicklable(result, result)
+        if failed is not None:
+            results[i] = failed
+            if lines is not None and key is not None:
+                lines[i] = encode_record(failed, key)
+    return results
+
+
+def _unpicklable(result: SimulationResult | FailedRun,
+                 kept_result: SimulationResult | FailedRun) -> FailedRun | None:
+    """The FailedRun of ``result`` if what is kept of it cannot be pickled, else None."""
+    try:
+        pickle.dumps(kept_result)
+    except Exception as e:  # noqa: BLE001 -- this run's result cannot be sent back
+        try:
+            raise TypeError("the run's result cannot be pickled to send it back from the "
+                            f"worker: {e}") from e
+        except TypeError as error:
+            return FailedRun.from_exception(result.seed, error)
+    return None
 
 
 def line_bytes(line: str) -> bytes:

@@ -8,25 +8,28 @@ this process, whatever the executor, the number of workers or the chunk sizes.
 What crosses back from a worker is what the parent needs (the seed, the status and the
 summary: every field of a result but ``records``, ``trajectory`` and ``actions``) and what
 the caller keeps (``keep``, :func:`~cvcclock.batch._records.kept`), pickled, one chunk's
-results in one message; with ``out``, also each result's whole line, made and encoded in
-the worker (:mod:`._records`). The parent is the one process every result passes through,
-so it gets the cheap half of the work: it unpickles only what is kept and writes lines it
-did not have to make. A CloseCall result kept whole is about 365 objects for the garbage
-collector and 0.2 ms of unpickling; its summary and records are a few dozen objects. By
-default a batch keeps everything (each result ``==`` to ``simulate``'s); with ``out``,
-``keep="records"`` is the compact choice: its file holds the rest, and
-:func:`read_results` gives every result whole. The line's form is exact, so
-:func:`read_results` gives what ``simulate`` returned.
+results in one message. With ``out``, the worker also makes each result's whole line and
+writes the chunk's lines to a part file (:mod:`._file`), which the parent copies into the
+results file when the chunk's outcome is in. The parent is the one process every result
+passes through, so it gets the cheap half of the work: it unpickles only what is kept and
+copies bytes it never parses. A CloseCall result kept whole is about 365 objects for the
+garbage collector and 0.2 ms of unpickling; its summary and records are a few dozen
+objects. Without ``out`` a batch keeps everything (each result ``==`` to ``simulate``'s);
+with ``out`` it keeps the summary (``KEEP_WITH_OUT``) and the file holds the rest: the
+line's form is exact, so :func:`read_results` gives what ``simulate`` returned.
 
-Chunk size: per-task overhead measured on this project's 2-core machine was 0.13 ms on
-a ProcessPoolExecutor and 3.2 ms on a 2-worker Dask LocalCluster (2,000 and 500 empty
-tasks), against about 2 ms for the README's CloseCall run. So unless ``chunk_size`` is
-given, the first chunks hold one seed, and after that a chunk holds as many seeds as the
-workers have been taking per 0.1 s (``TARGET_CHUNK_SECONDS``): the overhead stays under
-about 3 % on Dask and 0.2 % on a pool for runs of any length, a dead worker costs at most
-about 0.1 s of work per chunk it held, and the bar moves several times a second. No chunk
-is bigger than an even share of what is left over twice the workers, so the last chunks
-do not leave workers idle.
+Chunk size: per-task overhead measured on this project's 2-core machine was 0.13 ms of
+wall time on a ProcessPoolExecutor and 3.2 ms on a 2-worker Dask LocalCluster (2,000 and
+500 empty tasks), against about 2 ms for the README's CloseCall run; and the pool's own
+threads spend about 0.4 ms of this process's CPU on each task, which with 0.1 s chunks was
+a third of the batch's CPU per result. So unless ``chunk_size`` is given, the first chunks
+hold one seed, and after that a chunk holds as many seeds as the workers have been taking
+per 0.25 s (``TARGET_CHUNK_SECONDS``): the overhead stays under about 1.5 % on Dask and a
+few microseconds a run on a pool, a dead worker costs at most about 0.25 s of work per
+chunk it held, and the bar moves several times a second. No chunk is bigger than an even
+share of what is left over twice the workers, so the last chunks do not leave workers
+idle, nor smaller than a quarter of that size but for the last seeds, so the tail is not
+a string of one-seed tasks.
 
 A worker that dies: its chunks are run again. A chunk lost twice is split into single
 seeds, each run alone (on Dask, which names the task that keeps killing workers, that
@@ -70,7 +73,7 @@ from cvcclock.batch._executors import (
     dump_scenario,
     is_dask_client,
 )
-from cvcclock.batch._file import ResultsFile
+from cvcclock.batch._file import Part, ResultsFile, discard_part, read_part
 from cvcclock.batch._progress import ProgressCallback, Reporter, reporter
 from cvcclock.batch._records import (
     ALL,
@@ -95,16 +98,20 @@ from cvcclock.replay import FORMAT_VERSION as TRACE_FORMAT_VERSION
 from cvcclock.scenario.runner import check_dt
 from cvcclock.scenario.scenarios import Scenario
 
-__all__ = ["DEATHS_ALONE", "TARGET_CHUNK_SECONDS", "Executor", "refused",
+__all__ = ["DEATHS_ALONE", "KEEP_WITH_OUT", "TARGET_CHUNK_SECONDS", "Executor", "refused",
            "simulate_many"]
 
-TARGET_CHUNK_SECONDS = 0.1
+TARGET_CHUNK_SECONDS = 0.25
 """The work a chunk aims at, in seconds of the workers' time (see the module doc)."""
 
 _MAX_CHUNK = 10_000
 _LOSSES_BEFORE_SPLIT = 2
 DEATHS_ALONE = 3
 """How many times a seed's worker may die while it runs alone before the seed fails."""
+KEEP_WITH_OUT: frozenset[str] = frozenset()
+"""What a batch with ``out`` keeps by default: each result's summary, every field but the
+per-step ``records``, ``trajectory`` and ``actions``, whose size grows with the run's length
+(they stay in the file, :func:`read_results`)."""
 _OPTIONS: dict[str, Callable[[Any], Any]] = {
     "max_steps": lambda v: check_count(v, "max_steps"),
     "time_limit": check_time_limit,
@@ -197,11 +204,12 @@ def simulate_many(scenario: Scenario, seeds: Iterable[int], *, executor: Executo
         ``trajectory`` and ``actions``): ``"all"``, ``"records"``, ``"trajectory"`` (with
         its ``actions``), ``"summary"`` (neither), or a collection of ``"records"`` and
         ``"trajectory"``. What is not kept is empty (``{}`` or ``()``) and never crosses
-        from the workers to this process. Default: ``"all"`` (each result ``==`` to
-        ``simulate``'s). With ``out``, whose lines hold every result whole
-        (:func:`read_results`), ``"records"`` is the compact choice: the trajectory of a
-        run, most of its bytes, is then read from the file when it is wanted, and a batch
-        of many seeds costs this process a fraction of what it costs keeping all.
+        from the workers to this process. Default: without ``out``, ``"all"`` (each result
+        ``==`` to ``simulate``'s); with ``out``, whose lines hold every result whole
+        (:func:`read_results`), ``"summary"``: what grows with a run's length is read from
+        the file when it is wanted, and the workers write the file's lines themselves, so
+        a batch costs this process a few dozen microseconds a run, however long the runs.
+        Pass ``keep="records"`` or ``keep="all"`` to have more.
     **simulate_kwargs
         ``max_steps``, ``time_limit``, ``max_iterations``, ``dt``,
         ``raise_guard_violations``: passed to every ``simulate`` call, and checked here
@@ -295,7 +303,7 @@ def _check(scenario: Scenario, seeds: Iterable[int], executor: Executor, workers
         out = check_path(out, "out")
     kept_parts = check_keep(keep, "keep")
     if kept_parts is None:
-        kept_parts = ALL
+        kept_parts = ALL if out is None else KEEP_WITH_OUT
     return _Batch(dump_scenario(scenario),
                   BatchKey.of(scenario, options, dt, TRACE_FORMAT_VERSION), _check_seeds(seeds),
                   options, executor, workers, chunk_size, out, reporter(progress), run_timeout,
@@ -343,16 +351,28 @@ class _Results:
     def __contains__(self, seed: int) -> bool:
         return seed in self._new or (self._file is not None and seed in self._file)
 
+    @property
+    def staging(self) -> str | None:
+        """Where the workers write their parts; None without a file."""
+        return None if self._file is None else self._file.staging
+
     def failed(self, seed: int) -> bool:
         """Whether the run of ``seed``, held (in the file) before the batch, failed."""
         return self._file is not None and self._file.failed(seed)
 
-    def add(self, results: list[BatchResult], lines: list[bytes] | None) -> None:
+    def add(self, results: list[BatchResult], lines: Part | list[bytes] | None) -> bool:
+        """Hold the results, and write their lines or copy their part; False, and nothing
+        held, if the part is missing or cut short."""
         if self._file is not None:
-            assert lines is not None
-            self._file.append(results, lines)
+            if isinstance(lines, Part):
+                if not self._file.append_part(results, lines):
+                    return False
+            else:
+                assert lines is not None
+                self._file.append(results, lines)
         for result in results:
             self._new[result.seed] = result
+        return True
 
     def take(self, seed: int) -> BatchResult:
         if seed in self._new:
@@ -410,7 +430,7 @@ class _Chunks:
         size = (round(TARGET_CHUNK_SECONDS * self._runs / self._seconds) if self._seconds > 0
                 else _MAX_CHUNK)
         share = math.ceil(len(self._fresh) / (2 * self._workers))
-        return max(1, min(size, share, _MAX_CHUNK))
+        return max(1, min(size, max(share, size // 4), _MAX_CHUNK))
 
     def timed(self, runs: int, seconds: float) -> None:
         """Learn the workers' pace from a chunk that ran."""
@@ -449,6 +469,11 @@ class _Chunks:
             self._again.append(chunk)
         return []
 
+    def one_by_one(self, chunk: Chunk) -> None:
+        """Queue again each seed of a chunk whose results would not unpickle here, a chunk
+        each, so that only the seeds whose results will not fail (runs are deterministic)."""
+        self._again.extendleft(Chunk((seed,)) for seed in reversed(chunk.seeds))
+
     def timed_out(self, outcome: TimedOut) -> None:
         """Queue again the seeds of a timed-out chunk but the stuck one, uncounted."""
         rest = tuple(seed for seed in outcome.chunk.seeds if seed != outcome.seed)
@@ -472,7 +497,7 @@ def _run(batch: _Batch) -> Iterator[BatchResult]:
         todo = [seed for seed in batch.seeds if seed not in store]
         progress = _Progress(report, batch.seeds, store)
         if todo:
-            backend = _backend(batch)
+            backend = _backend(batch, store.staging)
         chunks = _Chunks(todo, batch.chunk_size, backend.workers if backend else 1)
         for seed in batch.seeds:
             while seed not in store:
@@ -501,9 +526,10 @@ def _open_store(batch: _Batch) -> _Results:
     return _Results(ResultsFile(batch.out, batch.key), batch.keep)
 
 
-def _backend(batch: _Batch) -> Backend:
+def _backend(batch: _Batch, staging: str | None) -> Backend:
     executor = batch.executor
-    task = (batch.scenario, batch.options, None if batch.out is None else batch.key, batch.keep)
+    task = (batch.scenario, batch.options, None if batch.out is None else batch.key, batch.keep,
+            staging)
     if is_dask_client(executor):
         return DaskBackend(executor, task, batch.run_timeout)
     if executor is None:
@@ -542,25 +568,33 @@ def _handle(outcomes: list[Outcome], batch: _Batch, store: _Results, chunks: _Ch
     for outcome in outcomes:
         chunks.back(outcome.chunk)
         if isinstance(outcome, Done):
-            chunks.timed(len(outcome.chunk.seeds), outcome.seconds)
-            results, lines = _unpacked(outcome, batch)
+            unpacked = _unpacked(outcome, batch)
+            if unpacked is None:
+                chunks.one_by_one(outcome.chunk)
+                discard_part(outcome.lines)
+                continue
+            results, lines = unpacked
+            if (lines is not None or batch.out is None) and store.add(results, lines):
+                chunks.timed(len(outcome.chunk.seeds), outcome.seconds)
+                progress.add(results)
+                continue
+            outcome = _part_lost(outcome)      # its part went missing: lost, like a dead worker's
+        if isinstance(outcome, TimedOut):
+            chunks.timed_out(outcome)
+            results = [_timed_out(outcome, batch)]
         else:
-            if isinstance(outcome, TimedOut):
-                chunks.timed_out(outcome)
-                results = [_timed_out(outcome, batch)]
-            else:
-                results = [_died(seed, outcome) for seed in chunks.lost(outcome)]
-            lines = _lines(results, batch)
+            results = [_died(seed, outcome) for seed in chunks.lost(outcome)]
         if results:
-            store.add(results, lines)
+            store.add(results, _lines(results, batch))
             progress.add(results)
 
 
-def _unpacked(done: Done, batch: _Batch) -> tuple[list[BatchResult], list[bytes] | None]:
-    """The chunk's results unpickled; one that will not unpickle here is its seed's FailedRun
-    (and so is its line: the line holds what would not unpickle either)."""
-    results: list[BatchResult] = []
-    lines = None if done.lines is None else list(done.lines)
+def _unpacked(done: Done,
+              batch: _Batch) -> tuple[list[BatchResult], Part | list[bytes] | None] | None:
+    """The chunk's results unpickled, and their part or lines; None if they will not unpickle
+    here and the chunk has several seeds. A single seed's that will not is its FailedRun, and
+    so is its line (the line holds what would not unpickle either); the line is then read
+    from the part, and the part is None if it is missing or cut short."""
     # A whole result is hundreds of objects the collector tracks: unpickled with collections
     # on, a chunk of them triggers dozens, each scanning what the caller already holds
     # (measured: 650 µs a CloseCall result kept whole, 290 with collections paused per chunk).
@@ -569,18 +603,27 @@ def _unpacked(done: Done, batch: _Batch) -> tuple[list[BatchResult], list[bytes]
     if paused:
         gc.disable()
     try:
-        for i, (seed, data) in enumerate(zip(done.chunk.seeds, done.results, strict=True)):
-            try:
-                results.append(pickle.loads(data))
-            except Exception as e:  # noqa: BLE001 -- one result this process cannot load
-                failed = _not_unpickled(seed, e)
-                results.append(failed)
-                if lines is not None:
-                    lines[i] = line_bytes(encode_record(failed, batch.key))
+        results: list[BatchResult] = pickle.loads(done.results)
+    except Exception as e:  # noqa: BLE001 -- a result this process cannot load
+        if len(done.chunk.seeds) > 1:
+            return None
+        results = [_not_unpickled(done.chunk.seeds[0], e)]
+        lines = done.lines
+        if lines is not None:
+            lines = read_part(lines) if isinstance(lines, Part) else list(lines)
+            if lines is not None:
+                lines[0] = line_bytes(encode_record(results[0], batch.key))
+        return results, lines
     finally:
         if paused:
             gc.enable()
-    return results, lines
+    return results, done.lines
+
+
+def _part_lost(done: Done) -> Lost:
+    what = done.lines.path if isinstance(done.lines, Part) else "its lines"
+    return Lost(done.chunk, FileNotFoundError(
+        f"the part {what} its worker wrote is missing or cut short"), False)
 
 
 def _lines(results: list[BatchResult], batch: _Batch) -> list[bytes] | None:
