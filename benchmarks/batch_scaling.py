@@ -3,6 +3,7 @@
 ::
 
     python benchmarks/batch_scaling.py [--seeds 1000] [--rounds 3] [--out] [--keep all]
+                                       [--scheduler apart|here] [--no-dask]
 
 Every row runs the README's CloseCall for the same seeds; the rows are alternated (loop,
 pool-1, pool-2, dask-2, then again) ``--rounds`` times, so a change in the machine's load
@@ -12,9 +13,16 @@ process over the batch: its every thread, and on Dask the LocalCluster's schedul
 runs here). On a shared machine the CPU per result is the steady figure; the wall ratios
 depend on the load average, printed with them.
 
-``--out`` gives each batch a results file (pass ``--keep records`` for the compact keep);
-``--keep`` is passed to simulate_many (``all``, ``records``, ``trajectory``, ``summary``).
-The pools and the cluster are started and warmed up before the timing.
+``--out`` gives each batch a results file; ``--keep`` is passed to simulate_many (``all``,
+``records``, ``trajectory``, ``summary``; by default what simulate_many keeps: everything
+without ``--out``, the summary with it). The pools and the cluster are started and warmed up
+before the timing.
+
+The Dask row's LocalCluster (2 worker processes, a thread each) runs its scheduler in a
+process of its own by default (``--scheduler apart``), as a cluster's scheduler does, so
+that this process's CPU is the batch's and its client's alone; with ``--scheduler here``,
+in this process, as ``LocalCluster()`` in a script does: its scheduler's background work
+(heartbeats, monitors, about 40 ms a second measured) then adds to every row's CPU.
 """
 
 from __future__ import annotations
@@ -57,6 +65,43 @@ class CloseCall(Scenario):
         s.require_eventually(lambda: ego.speed < lead.speed)
         s.record("gap", lambda: round(lead.x - ego.x, 1))
         s.terminate_after(6.0)
+
+
+def _serve_cluster(address: Any, stop: Any) -> None:
+    """A LocalCluster in this (child) process, until ``stop`` is set."""
+    import distributed
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None,
+                                  silence_logs=logging.CRITICAL) as cluster:
+        address.put(cluster.scheduler_address)
+        stop.wait()
+
+
+def dask_client(scheduler: str) -> tuple[Any, Any]:
+    """A client of a 2-worker LocalCluster, and what closes the cluster."""
+    import distributed
+
+    if scheduler == "here":
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=None,
+                                           silence_logs=logging.CRITICAL)
+        client = distributed.Client(cluster)
+        client.wait_for_workers(2, timeout=60)
+        return client, cluster.close
+    context = multiprocessing.get_context("spawn")
+    address, stop = context.Queue(), context.Event()
+    server = context.Process(target=_serve_cluster, args=(address, stop))
+    server.start()
+    client = distributed.Client(address.get(timeout=120))
+    client.wait_for_workers(2, timeout=60)
+
+    def close() -> None:
+        stop.set()
+        server.join(60)
+        if server.is_alive():
+            server.kill()
+    return client, close
 
 
 def loop(scenario: Scenario, seeds: range, **_: Any) -> list[Any]:
@@ -103,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", action="store_true", help="write a results file")
     parser.add_argument("--keep", default=None)
     parser.add_argument("--no-dask", action="store_true")
+    parser.add_argument("--scheduler", choices=("apart", "here"), default="apart",
+                        help="where the Dask LocalCluster's scheduler runs")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).parent))
     from batch_scaling import CloseCall as Importable  # noqa: I001 -- by reference, for the workers
@@ -113,15 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     context = multiprocessing.get_context("forkserver")
     executors: dict[str, Any] = {"pool-1": cf.ProcessPoolExecutor(1, mp_context=context),
                                  "pool-2": cf.ProcessPoolExecutor(2, mp_context=context)}
-    cluster = None
+    close_cluster = None
     if not args.no_dask:
-        import distributed
-
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None,
-                                           silence_logs=logging.CRITICAL)
-        executors["dask-2"] = distributed.Client(cluster)
-        executors["dask-2"].wait_for_workers(2, timeout=60)
+        executors["dask-2"], close_cluster = dask_client(args.scheduler)
     tmp = tempfile.TemporaryDirectory()
     out = Path(tmp.name) / "runs.jsonl" if args.out else None
     try:
@@ -148,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
                 del results
         loop_wall = statistics.median(w for w, _, _ in rows["loop"])
         print(f"CloseCall, {args.seeds} seeds, {args.rounds} rounds alternated, out="
-              f"{'file' if out else 'None'}, keep={args.keep}; load average "
+              f"{'file' if out else 'None'}, keep={args.keep}, Dask scheduler {args.scheduler}; "
+              f"load average "
               f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
         print(f"{'row':8} {'wall s (min-max)':>22} {'runs/s':>8} {'x loop':>7} "
               f"{'parent CPU µs/result (min-max)':>32} {'in gc':>6}")
@@ -167,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                 executor.shutdown()
             else:
                 executor.close()
-        if cluster is not None:
-            cluster.close()
+        if close_cluster is not None:
+            close_cluster()
         tmp.cleanup()
     return 0
 

@@ -11,7 +11,8 @@ Rows, every one timing the same SEEDS runs (``extra_info["seeds"]``); runs per s
 * ``pool-1``, ``pool-2``: simulate_many on a warm forkserver ProcessPoolExecutor of 1 or 2
   workers (started and warmed up outside the timing, as a long batch amortises them);
 * ``pool-2-out``: the same with ``out=``, each result also written to a JSON Lines file
-  (the workers encode the lines; by default only the summary and the records come back);
+  (the workers write the lines to parts the parent copies in; by default only the
+  summary comes back);
 * ``pool-2-out-all``: the same with ``keep="all"``: every result whole, as without ``out``;
 * ``pool-2-summary``: without ``out``, ``keep="summary"``: the parent's floor;
 * ``dask-2``, ``dask-2-out``: a warm Dask LocalCluster of 2 worker processes with one

@@ -254,7 +254,10 @@ def test_a_result_lost_with_its_worker_after_its_task_finished_is_a_lost_chunk(c
     # The kill races the result's fetch: on a loaded machine the result may be fetched before
     # the worker dies (the chunk is then simply done). Each attempt is a fresh seed and
     # marker; one of three must be the loss this test is about.
-    for attempt in range(3):
+    # An attempt's kill leaves that worker restarting: the next attempt waits for two workers
+    # again, and one whose holder is gone before its pid is read is retried too.
+    for attempt in range(5):
+        cluster_of_two.wait_for_workers(2, timeout=60)
         marker = tmp_path / f"ran-{attempt}"
         seed = 5 + attempt
         backend = DaskBackend(cluster_of_two,
@@ -265,7 +268,12 @@ def test_a_result_lost_with_its_worker_after_its_task_finished_is_a_lost_chunk(c
         while not (holders := [w for ws in cluster_of_two.who_has().values() for w in ws]):
             assert time.monotonic() < deadline, "the chunk never finished"
             time.sleep(0.05)
-        os.kill(cluster_of_two.run(os.getpid, workers=holders)[holders[0]], signal.SIGKILL)
+        try:
+            pid = cluster_of_two.run(os.getpid, workers=holders)[holders[0]]
+        except (OSError, distributed.comm.CommClosedError):
+            backend.close(interrupted=True)
+            continue                                # the holder went meanwhile: no kill
+        os.kill(pid, signal.SIGKILL)
         try:
             outcomes = backend.wait(block=True)
         finally:
