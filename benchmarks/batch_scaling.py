@@ -7,11 +7,13 @@
 
 Every row runs the README's CloseCall for the same seeds; the rows are alternated (loop,
 pool-1, pool-2, dask-2, then again) ``--rounds`` times, so a change in the machine's load
-hits them all. Printed per row: the median wall time and its range, runs per second, the
-ratio to the loop's median, and the parent's CPU per result (``time.process_time`` of this
-process over the batch: its every thread, and on Dask the LocalCluster's scheduler, which
-runs here). On a shared machine the CPU per result is the steady figure; the wall ratios
-depend on the load average, printed with them.
+hits them all. With ``--out`` the ``loop`` row does a batch's work in one process: each
+result's line is written to a file as it completes, by the batch's encoder; ``simulate``
+is the bare loop beside it, which writes nothing. Printed per row: the median wall time and
+its range, runs per second, the ratio to the loop's median, and the parent's CPU per result
+(``time.process_time`` of this process over the batch: its every thread, and with
+``--scheduler here`` the LocalCluster's scheduler). On a shared machine the CPU per result
+is the steady figure; the wall ratios depend on the load average, printed with them.
 
 ``--out`` gives each batch a results file; ``--keep`` is passed to simulate_many (``all``,
 ``records``, ``trajectory``, ``summary``; by default what simulate_many keeps: everything
@@ -22,7 +24,7 @@ The Dask row's LocalCluster (2 worker processes, a thread each) runs its schedul
 process of its own by default (``--scheduler apart``), as a cluster's scheduler does, so
 that this process's CPU is the batch's and its client's alone; with ``--scheduler here``,
 in this process, as ``LocalCluster()`` in a script does: its scheduler's background work
-(heartbeats, monitors, about 40 ms a second measured) then adds to every row's CPU.
+(heartbeats and monitors: 50-60 ms of CPU a second, measured) then adds to every row's CPU.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cvcclock.batch._records import BatchKey, encode_record, line_bytes
+from cvcclock.replay import FORMAT_VERSION as TRACE_FORMAT_VERSION
 from cvcclock.scenario import Scenario, Throttle, Vehicle, simulate, simulate_many, take
 
 
@@ -108,6 +112,20 @@ def loop(scenario: Scenario, seeds: range, **_: Any) -> list[Any]:
     return [simulate(scenario, seed=seed) for seed in seeds]
 
 
+def loop_writing(scenario: Scenario, seeds: range, out: Path) -> list[Any]:
+    """The loop doing a batch's work with ``out``: each result's line written to the file as it
+    completes (the batch's own encoder, so the same bytes), and the results kept."""
+    key = BatchKey.of(scenario, {}, scenario.dt, TRACE_FORMAT_VERSION)
+    results = []
+    with open(out, "wb") as f:
+        for seed in seeds:
+            result = simulate(scenario, seed=seed)
+            f.write(line_bytes(encode_record(result, key)))
+            f.flush()
+            results.append(result)
+    return results
+
+
 def batch(scenario: Scenario, seeds: range, executor: Any, out: Path | None,
           keep: str | None) -> list[Any]:
     if out is not None and out.exists():
@@ -169,12 +187,15 @@ def main(argv: list[str] | None = None) -> int:
         for executor in executors.values():
             batch(scenario, warm, executor, out, args.keep)
         rows: dict[str, list[tuple[float, float, float]]] = (
-            {"loop": []} | {n: [] for n in executors})
+            {"loop": []} | ({"simulate": []} if out else {}) | {n: [] for n in executors})
         collections = _Collections()
         expected = None
         for _ in range(args.rounds):
             for name in rows:
-                if name == "loop":
+                if name == "loop" and out is not None:
+                    wall, cpu, in_gc, results = timed(
+                        lambda: loop_writing(scenario, seeds, out), collections)  # noqa: B023
+                elif name in ("loop", "simulate"):
                     wall, cpu, in_gc, results = timed(lambda: loop(scenario, seeds), collections)
                 else:
                     executor = executors[name]
