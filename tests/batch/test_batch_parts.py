@@ -18,7 +18,7 @@ import pytest
 
 from cvcclock.batch import read_results, simulate_many
 from cvcclock.batch._executors import run_chunk
-from cvcclock.batch._file import Part, read_part, write_part
+from cvcclock.batch._file import Part, ResultsFile, write_part
 from cvcclock.batch._records import ALL, BatchKey, decode_record, encode_record, line_bytes
 from cvcclock.replay import FORMAT_VERSION
 from cvcclock.scenario import FailedRun
@@ -50,14 +50,21 @@ def staging_directories(out):
     return sorted(p.name for p in out.parent.iterdir() if p.name.endswith(".parts"))
 
 
-def test_a_worker_writes_its_chunks_lines_to_a_part_and_sends_back_only_what_is_kept(tmp_path):
+@pytest.fixture
+def results_file(tmp_path):
+    with_file = ResultsFile(tmp_path / "runs.jsonl", key_of(Flaky()))
+    yield with_file
+    with_file.close()
+
+
+def test_a_worker_writes_its_chunks_lines_to_a_part_and_sends_back_only_what_is_kept(
+        results_file):
     scenario = Flaky()
-    key = key_of(scenario)
-    results, part, _ = run_chunk(pickle.dumps(scenario), (0, 1, 2, 3), {}, key,
-                                 keep=frozenset(), staging=str(tmp_path))
-    assert isinstance(part, Part) and os.path.dirname(part.path) == str(tmp_path)
+    results, part, _ = run_chunk(pickle.dumps(scenario), (0, 1, 2, 3), {}, key_of(scenario),
+                                 keep=frozenset(), staging=results_file.staging)
+    assert isinstance(part, Part) and os.path.dirname(part.path) == results_file.staging
     assert len(results) < sum(part.lengths) / 10                         # summaries only
-    lines = read_part(part)
+    lines = results_file.part_lines(part)
     assert lines is not None and tuple(len(line) for line in lines) == part.lengths
     # (a failed run's traceback names the frames it ran in: compared as comparable does)
     assert comparable([decode_record(line) for line in lines]) == comparable(
@@ -75,13 +82,36 @@ def test_a_worker_that_cannot_see_the_staging_directory_sends_its_lines_back(tmp
     assert write_part(elsewhere, [b"x\n"]) is None and not os.path.exists(elsewhere)
 
 
-def test_a_part_cut_short_or_missing_is_not_read(tmp_path):
-    part = write_part(str(tmp_path), [b"one\n", b"two\n"])
+def test_a_part_cut_short_missing_or_outside_the_staging_directory_is_not_read(
+        results_file, tmp_path):
+    part = write_part(results_file.staging, [b"one\n", b"two\n"])
     assert part is not None
     with open(part.path, "r+b") as f:
         f.truncate(6)
-    assert read_part(part) is None
-    assert read_part(Part(str(tmp_path / "gone.part"), (4,))) is None
+    assert results_file.part_lines(part) is None
+    assert results_file.part_lines(Part(os.path.join(results_file.staging, "gone.part"),
+                                        (4,))) is None
+    # A part's path comes from a worker: a file elsewhere is neither read nor deleted.
+    elsewhere = tmp_path / "precious.txt"
+    elsewhere.write_bytes(b"keep\n")
+    assert results_file.part_lines(Part(str(elsewhere), (5,))) is None
+    results_file.discard(Part(str(elsewhere), (5,)))
+    assert elsewhere.read_bytes() == b"keep\n"
+
+
+def test_without_a_staging_directory_the_workers_send_their_lines_back(pool, tmp_path,
+                                                                       monkeypatch):
+    import cvcclock.batch._file as results_files
+
+    not_a_directory = tmp_path / "a-file"
+    not_a_directory.write_bytes(b"")
+    assert results_files._new_staging(str(not_a_directory / "runs.jsonl")) is None
+    monkeypatch.setattr(results_files, "_new_staging", lambda path: None)
+    out = tmp_path / "runs.jsonl"
+    got = list(simulate_many(Flaky(), range(6), executor=pool, out=out, keep="all"))
+    assert comparable(got) == comparable(serial(Flaky(), range(6)))
+    assert comparable(read_results(out)) == comparable(got)
+    assert staging_directories(out) == []
 
 
 def test_a_batch_leaves_no_staging_directory_and_deletes_one_a_crash_left(pool, tmp_path):

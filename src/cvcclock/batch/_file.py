@@ -24,7 +24,9 @@ send back only what is kept; the batch copies a part into the results file, with
 every guarantee above stay the results file's alone: a part of a chunk that was lost, or
 whose batch crashed, is never copied, and the next batch to open the file deletes what a
 crash left of its staging directory. A worker that cannot see the directory (a Dask worker
-on another host) sends its lines back instead, as the parent then writes them.
+on another host), or any worker when none can be made beside the file, sends its lines
+back instead, and the parent writes them. A part's path comes from a worker, so the batch
+reads and deletes only files in its own staging directory.
 
 Damage: every line is checked when a batch opens the file or :func:`read_results` reads
 it: its head, and its checksum, a CRC-32 that finds a flipped byte anywhere in it (1.6 s
@@ -62,8 +64,8 @@ try:
 except ImportError:         # Windows: no advisory lock, one batch per file is up to the user
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["FSYNC_INTERVAL", "Part", "Repair", "ResultsFile", "discard_part", "read_part",
-           "read_results", "repair_results", "write_part"]
+__all__ = ["FSYNC_INTERVAL", "Part", "Repair", "ResultsFile", "read_results", "repair_results",
+           "write_part"]
 
 FSYNC_INTERVAL = 1.0
 """Seconds between ``fsync`` calls while a batch appends."""
@@ -325,59 +327,23 @@ def write_part(directory: str, lines: Sequence[bytes]) -> Part | None:
     return Part(path, tuple(len(line) for line in lines))
 
 
-def read_part(part: Part) -> list[bytes] | None:
-    """A part's lines, and the part deleted; None if it is missing or not as its worker said.
-
-    Parameters
-    ----------
-    part : Part
-
-    Returns
-    -------
-    list of bytes or None
-    """
-    data = _part_bytes(part)
-    if data is None:
-        return None
-    lines, start = [], 0
-    for length in part.lengths:
-        lines.append(data[start:start + length])
-        start += length
-    return lines
-
-
-def _part_bytes(part: Part) -> bytes | None:
-    """The part's bytes, the part deleted; None if it is missing or not as its worker said."""
-    try:
-        with open(part.path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    finally:
-        discard_part(part)
-    return data if len(data) == sum(part.lengths) else None
-
-
-def discard_part(lines: object) -> None:
-    """Delete ``lines``'s file if it is a :class:`Part` (its chunk runs again)."""
-    if isinstance(lines, Part):
-        with contextlib.suppress(OSError):
-            os.unlink(lines.path)
-
-
 def _staging_directories(path: str) -> list[str]:
     head, name = os.path.split(path)
     return glob.glob(os.path.join(glob.escape(head), f".{glob.escape(name)}.*.parts"))
 
 
-def _new_staging(path: str) -> str:
-    """A fresh staging directory for ``path``'s batch; what a crashed batch left is deleted
-    (the caller holds the file's lock, so no batch is using it)."""
+def _new_staging(path: str) -> str | None:
+    """A fresh staging directory for ``path``'s batch, or None if none can be made there (the
+    workers then send their lines back); what a crashed batch left is deleted (the caller
+    holds the file's lock, so no batch is using it)."""
     for old in _staging_directories(path):
         shutil.rmtree(old, ignore_errors=True)
     head, name = os.path.split(path)
     staging = os.path.join(head, f".{name}.{uuid.uuid4().hex[:16]}.parts")
-    os.mkdir(staging, 0o700)
+    try:
+        os.mkdir(staging, 0o700)
+    except OSError:
+        return None
     return staging
 
 
@@ -401,9 +367,9 @@ class ResultsFile:
     Attributes
     ----------
     path : str
-    staging : str
+    staging : str or None
         The directory the workers write their parts to (:func:`write_part`), an absolute
-        path; deleted on close.
+        path, deleted on close; None if none could be made beside the file.
 
     Raises
     ------
@@ -419,7 +385,7 @@ class ResultsFile:
         self._append = open(self.path, "ab")
         self._read: IO[bytes] | None = None
         self._key = key
-        self.staging = ""
+        self.staging: str | None = None
         try:
             _lock(self._append, self.path)
             self._index, self._end = self._load()
@@ -502,13 +468,56 @@ class ResultsFile:
         bool
             False, and nothing appended, if the part is missing or not as its worker said.
         """
-        data = _part_bytes(part)
+        data = self._part_bytes(part)
         if data is None or len(results) != len(part.lengths):
             return False
         self._append.write(data)
         self._append.flush()
         self._indexed(results, part.lengths)
         return True
+
+    def part_lines(self, part: Part) -> list[bytes] | None:
+        """A part's lines, and the part deleted; None if it is missing, not as its worker
+        said, or not in this file's staging directory.
+
+        Parameters
+        ----------
+        part : Part
+
+        Returns
+        -------
+        list of bytes or None
+        """
+        data = self._part_bytes(part)
+        if data is None:
+            return None
+        lines, start = [], 0
+        for length in part.lengths:
+            lines.append(data[start:start + length])
+            start += length
+        return lines
+
+    def discard(self, part: Part) -> None:
+        """Delete a part of this file's staging directory (its chunk runs again)."""
+        if self._owns(part):
+            with contextlib.suppress(OSError):
+                os.unlink(part.path)
+
+    def _owns(self, part: Part) -> bool:
+        # A part's path comes from a worker: never read or delete a file elsewhere.
+        return self.staging is not None and os.path.dirname(part.path) == self.staging
+
+    def _part_bytes(self, part: Part) -> bytes | None:
+        if not self._owns(part):
+            return None
+        try:
+            with open(part.path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        finally:
+            self.discard(part)
+        return data if len(data) == sum(part.lengths) else None
 
     def _indexed(self, results: Sequence[BatchResult], lengths: Sequence[int]) -> None:
         index, end, number = self._index, self._end, self._numbers
@@ -529,7 +538,7 @@ class ResultsFile:
         does nothing."""
         if self._read is not None:
             self._read.close()
-        if self.staging:
+        if self.staging is not None:
             # A worker still running a cancelled chunk may write one more part meanwhile:
             # then the directory stays, and the next batch deletes it.
             shutil.rmtree(self.staging, ignore_errors=True)

@@ -73,7 +73,7 @@ from cvcclock.batch._executors import (
     dump_scenario,
     is_dask_client,
 )
-from cvcclock.batch._file import Part, ResultsFile, discard_part, read_part
+from cvcclock.batch._file import Part, ResultsFile
 from cvcclock.batch._progress import ProgressCallback, Reporter, reporter
 from cvcclock.batch._records import (
     ALL,
@@ -353,8 +353,17 @@ class _Results:
 
     @property
     def staging(self) -> str | None:
-        """Where the workers write their parts; None without a file."""
+        """Where the workers write their parts; None without a file, or a staging directory."""
         return None if self._file is None else self._file.staging
+
+    def part_lines(self, part: Part) -> list[bytes] | None:
+        """A part's lines (:meth:`ResultsFile.part_lines`)."""
+        return None if self._file is None else self._file.part_lines(part)
+
+    def discard(self, lines: Part | list[bytes] | None) -> None:
+        """Delete a part, if ``lines`` is one (its chunk runs again)."""
+        if self._file is not None and isinstance(lines, Part):
+            self._file.discard(lines)
 
     def failed(self, seed: int) -> bool:
         """Whether the run of ``seed``, held (in the file) before the batch, failed."""
@@ -568,10 +577,10 @@ def _handle(outcomes: list[Outcome], batch: _Batch, store: _Results, chunks: _Ch
     for outcome in outcomes:
         chunks.back(outcome.chunk)
         if isinstance(outcome, Done):
-            unpacked = _unpacked(outcome, batch)
+            unpacked = _unpacked(outcome, batch, store)
             if unpacked is None:
                 chunks.one_by_one(outcome.chunk)
-                discard_part(outcome.lines)
+                store.discard(outcome.lines)
                 continue
             results, lines = unpacked
             if (lines is not None or batch.out is None) and store.add(results, lines):
@@ -589,8 +598,8 @@ def _handle(outcomes: list[Outcome], batch: _Batch, store: _Results, chunks: _Ch
             progress.add(results)
 
 
-def _unpacked(done: Done,
-              batch: _Batch) -> tuple[list[BatchResult], Part | list[bytes] | None] | None:
+def _unpacked(done: Done, batch: _Batch,
+              store: _Results) -> tuple[list[BatchResult], Part | list[bytes] | None] | None:
     """The chunk's results unpickled, and their part or lines; None if they will not unpickle
     here and the chunk has several seeds. A single seed's that will not is its FailedRun, and
     so is its line (the line holds what would not unpickle either); the line is then read
@@ -610,7 +619,7 @@ def _unpacked(done: Done,
         results = [_not_unpickled(done.chunk.seeds[0], e)]
         lines = done.lines
         if lines is not None:
-            lines = read_part(lines) if isinstance(lines, Part) else list(lines)
+            lines = store.part_lines(lines) if isinstance(lines, Part) else list(lines)
             if lines is not None:
                 lines[0] = line_bytes(encode_record(results[0], batch.key))
         return results, lines
