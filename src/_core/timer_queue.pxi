@@ -87,9 +87,14 @@ cdef void _sift_down(WorldClock clock, Py_ssize_t i, TimerKey key, PyObject *tim
     _place(clock, i, key, timer)
 
 
-cdef int _heap_reserve(WorldClock clock, Py_ssize_t extra) except -1:
+cdef inline int _heap_reserve(WorldClock clock, Py_ssize_t extra) except -1:
     """Room in the near heap for ``extra`` more timers."""
-    cdef Py_ssize_t need = clock._heap_n + extra
+    if clock._heap_n + extra <= clock._heap_cap:
+        return 0
+    return _heap_grow(clock, clock._heap_n + extra)
+
+
+cdef int _heap_grow(WorldClock clock, Py_ssize_t need) except -1:
     cdef Py_ssize_t cap
     cdef TimerKey *keys
     cdef PyObject **items
