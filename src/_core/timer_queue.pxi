@@ -28,29 +28,42 @@ cdef struct TimerKey:
     int64_t seq
 
 
-cdef inline bint _key_before(TimerKey a, TimerKey b) noexcept:
-    return a.due < b.due or (a.due == b.due and a.seq < b.seq)
+# The sifts carry the moving timer's key as two integers, not a TimerKey: a 16-byte struct
+# passed by value is stored as two halves and reloaded whole, a store-forwarding stall that
+# perf put at half of a sift's time.
+
+cdef inline bint _before(int64_t due, int64_t seq, TimerKey *key) noexcept:
+    return due < key.due or (due == key.due and seq < key.seq)
 
 
-cdef inline void _place(WorldClock clock, Py_ssize_t i, TimerKey key, PyObject *timer) noexcept:
-    """Put ``timer`` with ``key`` at heap position ``i``."""
-    clock._keys[i] = key
+cdef inline void _move(WorldClock clock, Py_ssize_t to, Py_ssize_t frm) noexcept:
+    """Move the timer at heap position ``frm`` to position ``to``."""
+    clock._keys[to] = clock._keys[frm]
+    clock._items[to] = clock._items[frm]
+    (<Timer>clock._items[to])._pos = <int32_t>to
+
+
+cdef inline void _place(WorldClock clock, Py_ssize_t i, int64_t due, int64_t seq,
+                        PyObject *timer) noexcept:
+    """Put ``timer`` with key (``due``, ``seq``) at heap position ``i``."""
+    clock._keys[i].due = due
+    clock._keys[i].seq = seq
     clock._items[i] = timer
     (<Timer>timer)._pos = <int32_t>i
 
 
-cdef void _sift_up(WorldClock clock, Py_ssize_t i, TimerKey key, PyObject *timer) noexcept:
+cdef void _sift_up(WorldClock clock, Py_ssize_t i, int64_t due, int64_t seq,
+                   PyObject *timer) noexcept:
     """Put ``timer`` in the hole at ``i`` or, moving parents down, above it."""
     cdef TimerKey *keys = clock._keys
-    cdef PyObject **items = clock._items
     cdef Py_ssize_t parent
     while i > 0:
         parent = (i - 1) >> 2
-        if not _key_before(key, keys[parent]):
+        if not _before(due, seq, &keys[parent]):
             break
-        _place(clock, i, keys[parent], items[parent])
+        _move(clock, i, parent)
         i = parent
-    _place(clock, i, key, timer)
+    _place(clock, i, due, seq, timer)
 
 
 cdef inline Py_ssize_t _earlier(TimerKey *keys, Py_ssize_t a, Py_ssize_t b) noexcept:
@@ -61,11 +74,11 @@ cdef inline Py_ssize_t _earlier(TimerKey *keys, Py_ssize_t a, Py_ssize_t b) noex
     return b if b_first else a
 
 
-cdef void _sift_down(WorldClock clock, Py_ssize_t i, TimerKey key, PyObject *timer) noexcept:
+cdef void _sift_down(WorldClock clock, Py_ssize_t i, int64_t due, int64_t seq,
+                     PyObject *timer) noexcept:
     """Put ``timer`` in the hole at ``i`` or, moving children up, below it."""
     cdef Py_ssize_t n = clock._heap_n
     cdef TimerKey *keys = clock._keys
-    cdef PyObject **items = clock._items
     cdef Py_ssize_t child, best
     while True:
         child = 4 * i + 1
@@ -80,11 +93,11 @@ cdef void _sift_down(WorldClock clock, Py_ssize_t i, TimerKey key, PyObject *tim
                 child += 1
         else:
             break
-        if not _key_before(keys[best], key):
+        if _before(due, seq, &keys[best]):     # keys are distinct: seq is unique
             break
-        _place(clock, i, keys[best], items[best])
+        _move(clock, i, best)
         i = best
-    _place(clock, i, key, timer)
+    _place(clock, i, due, seq, timer)
 
 
 cdef inline int _heap_reserve(WorldClock clock, Py_ssize_t extra) except -1:
@@ -117,13 +130,10 @@ cdef int _heap_grow(WorldClock clock, Py_ssize_t need) except -1:
 cdef inline void _heap_push(WorldClock clock, PyObject *timer) noexcept:
     """Put ``timer`` (its _due set; the queue's reference moves in) on the near heap, which
     has room."""
-    cdef TimerKey key
     cdef Py_ssize_t n = clock._heap_n
-    key.due = (<Timer>timer)._due
-    key.seq = (<Timer>timer)._seq
     (<Timer>timer)._slot = -1
     clock._heap_n = n + 1
-    _sift_up(clock, n, key, timer)
+    _sift_up(clock, n, (<Timer>timer)._due, (<Timer>timer)._seq, timer)
 
 
 cdef void _heap_fill(WorldClock clock, PyObject **timers, Py_ssize_t n) noexcept:
@@ -144,12 +154,12 @@ cdef void _heap_fill(WorldClock clock, PyObject **timers, Py_ssize_t n) noexcept
         items[i] = timer
         (<Timer>timer)._pos = <int32_t>i
         (<Timer>timer)._slot = -1
-        if i and _key_before(keys[i], keys[i - 1]):
+        if i and _before(keys[i].due, keys[i].seq, &keys[i - 1]):
             ordered = False
     clock._heap_n = n
     if not ordered:
         for i in range((n - 2) // 4, -1, -1):
-            _sift_down(clock, i, keys[i], items[i])
+            _sift_down(clock, i, keys[i].due, keys[i].seq, items[i])
 
 
 cdef PyObject *_heap_take(WorldClock clock, Py_ssize_t i) noexcept:
@@ -157,14 +167,14 @@ cdef PyObject *_heap_take(WorldClock clock, Py_ssize_t i) noexcept:
     queue's reference to it, now the caller's."""
     cdef PyObject *timer = clock._items[i]
     cdef Py_ssize_t last = clock._heap_n - 1
-    cdef TimerKey key
+    cdef int64_t due, seq
     clock._heap_n = last
     if i != last:
-        key = clock._keys[last]
-        if i > 0 and _key_before(key, clock._keys[(i - 1) >> 2]):
-            _sift_up(clock, i, key, clock._items[last])
+        due, seq = clock._keys[last].due, clock._keys[last].seq
+        if i > 0 and _before(due, seq, &clock._keys[(i - 1) >> 2]):
+            _sift_up(clock, i, due, seq, clock._items[last])
         else:
-            _sift_down(clock, i, key, clock._items[last])
+            _sift_down(clock, i, due, seq, clock._items[last])
     (<Timer>timer)._pos = -1
     return timer
 
@@ -224,9 +234,8 @@ cdef inline int _queue_move_top(WorldClock clock, int64_t due) except -1:
     cdef _Wheel *wheel = clock._wheel
     cdef Py_ssize_t slot
     if (due >> EPOCH_SHIFT) <= wheel.now_epoch:
-        clock._keys[0].due = due
         (<Timer>timer)._due = due
-        _sift_down(clock, 0, clock._keys[0], timer)
+        _sift_down(clock, 0, due, clock._keys[0].seq, timer)
         return 0
     slot = _wheel_slot(wheel, due)
     _wheel_reserve(wheel, slot)        # before it moves: the rest cannot fail

@@ -192,21 +192,22 @@ cdef int _wheel_refile(WorldClock clock, _Wheel *wheel, Py_ssize_t slot, PyObjec
     (mostly due order: the heap then takes each at its bottom). Each lands in the near heap or
     a lower level, never back in that bucket. Should room run out (MemoryError), the timers
     not yet filed go back to that bucket, each still where its _slot says."""
-    cdef Py_ssize_t i, j
-    for i in range(n):
-        if i + FETCH_AHEAD < n:
-            cvc_prefetch(<char*>items[i + FETCH_AHEAD] + sizeof(PyObject))
-        try:
+    cdef Py_ssize_t i = 0, j
+    try:                     # one try a pull, not one a timer: entering one saves state
+        while i < n:
+            if i + FETCH_AHEAD < n:
+                cvc_prefetch(<char*>items[i + FETCH_AHEAD] + sizeof(PyObject))
             _queue_file(clock, wheel, items[i])
-        except MemoryError:
-            for j in range(i, n):
-                items[j - i] = items[j]
-                (<Timer>items[j - i])._pos = <int32_t>(j - i)
-            wheel.buckets[slot].items, wheel.buckets[slot].n = items, <int32_t>(n - i)
-            wheel.buckets[slot].cap = <int32_t>cap
-            wheel.bits[slot // WHEEL_SIZE] |= (<uint64_t>1) << (slot % WHEEL_SIZE)
-            wheel.count += n - i
-            raise
+            i += 1
+    except MemoryError:
+        for j in range(i, n):
+            items[j - i] = items[j]
+            (<Timer>items[j - i])._pos = <int32_t>(j - i)
+        wheel.buckets[slot].items, wheel.buckets[slot].n = items, <int32_t>(n - i)
+        wheel.buckets[slot].cap = <int32_t>cap
+        wheel.bits[slot // WHEEL_SIZE] |= (<uint64_t>1) << (slot % WHEEL_SIZE)
+        wheel.count += n - i
+        raise
     return 0
 
 
