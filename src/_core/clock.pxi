@@ -89,7 +89,9 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef TimerKey *_keys         # the near heap (timer_queue.pxi): its keys,
     cdef PyObject **_items       # its timers (the queue's references),
     cdef Py_ssize_t _heap_n      # how many,
-    cdef Py_ssize_t _heap_cap    # and room for how many
+    cdef Py_ssize_t _heap_cap    # and room for how many, counted from the room's start,
+    cdef Py_ssize_t _heap_lo     # which lies this many places before _keys and _items;
+    cdef bint _heap_sorted       # and whether it is sorted (timer_queue.pxi)
     cdef _Wheel *_wheel          # the later timers (timer_wheel.pxi); NULL until the first timer
     cdef object _paused_timers   # None, or a WeakSet: a paused timer nobody can resume is freed
     cdef int64_t _timer_seq

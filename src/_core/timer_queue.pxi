@@ -5,7 +5,9 @@
 #
 # The near heap is a 4-ary min-heap keyed by (due tick, creation order). The keys are C
 # integers in one array, so the heap's depth costs integer compares on contiguous memory; the
-# Timers sit at the same positions in a C array. Each Timer knows where it is (_slot: -1 in
+# Timers sit at the same positions in a C array. While the heap is sorted (as a pull leaves
+# it when its bucket was filed in due order, and as timers moving to its end keep it) it is
+# a queue: the top leaves by the arrays' start moving on (_heap_lo), not by a sift. Each Timer knows where it is (_slot: -1 in
 # the heap, else its wheel bucket; _pos: its place there), so pausing or cancelling removes it
 # at once: no stale entries.
 #
@@ -40,7 +42,7 @@ cdef inline void _move(WorldClock clock, Py_ssize_t to, Py_ssize_t frm) noexcept
     """Move the timer at heap position ``frm`` to position ``to``."""
     clock._keys[to] = clock._keys[frm]
     clock._items[to] = clock._items[frm]
-    (<Timer>clock._items[to])._pos = <int32_t>to
+    (<Timer>clock._items[to])._pos = <int32_t>(to + clock._heap_lo)
 
 
 cdef inline void _place(WorldClock clock, Py_ssize_t i, int64_t due, int64_t seq,
@@ -49,7 +51,7 @@ cdef inline void _place(WorldClock clock, Py_ssize_t i, int64_t due, int64_t seq
     clock._keys[i].due = due
     clock._keys[i].seq = seq
     clock._items[i] = timer
-    (<Timer>timer)._pos = <int32_t>i
+    (<Timer>timer)._pos = <int32_t>(i + clock._heap_lo)
 
 
 cdef void _sift_up(WorldClock clock, Py_ssize_t i, int64_t due, int64_t seq,
@@ -102,38 +104,54 @@ cdef void _sift_down(WorldClock clock, Py_ssize_t i, int64_t due, int64_t seq,
 
 cdef inline int _heap_reserve(WorldClock clock, Py_ssize_t extra) except -1:
     """Room in the near heap for ``extra`` more timers."""
-    if clock._heap_n + extra <= clock._heap_cap:
+    if clock._heap_lo + clock._heap_n + extra <= clock._heap_cap:
         return 0
-    return _heap_grow(clock, clock._heap_n + extra)
+    return _heap_grow(clock, extra)
 
 
-cdef int _heap_grow(WorldClock clock, Py_ssize_t need) except -1:
-    cdef Py_ssize_t cap
+cdef int _heap_grow(WorldClock clock, Py_ssize_t extra) except -1:
+    cdef Py_ssize_t n = clock._heap_n, lo = clock._heap_lo, i
+    cdef Py_ssize_t need = lo + n + extra, cap
     cdef TimerKey *keys
     cdef PyObject **items
-    if need <= clock._heap_cap:
-        return 0
+    if lo and lo >= n:
+        # The room sorted pops freed at the front is at least the heap's size: move the heap
+        # back to it (each Timer then moves once for the pops that freed its room).
+        memmove(clock._keys - lo, clock._keys, n * sizeof(TimerKey))
+        memmove(clock._items - lo, clock._items, n * sizeof(PyObject*))
+        clock._keys, clock._items, clock._heap_lo = clock._keys - lo, clock._items - lo, 0
+        for i in range(n):
+            (<Timer>clock._items[i])._pos = <int32_t>i
+        lo, need = 0, n + extra
+        if need <= clock._heap_cap:
+            return 0
     if need > INT32_MAX:
         raise MemoryError("a clock's near heap holds at most 2**31 - 1 timers")
     cap = min(need + (need >> 3) + 8, <Py_ssize_t>INT32_MAX)   # a list's growth: little slack
-    keys = <TimerKey*>PyMem_Realloc(clock._keys, cap * sizeof(TimerKey))
+    keys = <TimerKey*>PyMem_Realloc(clock._keys - lo, cap * sizeof(TimerKey))
     if keys is NULL:
         raise MemoryError()
-    clock._keys = keys           # grown, the items not yet: the old capacity still holds
-    items = <PyObject**>PyMem_Realloc(clock._items, cap * sizeof(PyObject*))
+    clock._keys = keys + lo      # grown, the items not yet: the old capacity still holds
+    items = <PyObject**>PyMem_Realloc(clock._items - lo, cap * sizeof(PyObject*))
     if items is NULL:
         raise MemoryError()
-    clock._items, clock._heap_cap = items, cap
+    clock._items, clock._heap_cap = items + lo, cap
     return 0
 
 
 cdef inline void _heap_push(WorldClock clock, PyObject *timer) noexcept:
     """Put ``timer`` (its _due set; the queue's reference moves in) on the near heap, which
-    has room."""
+    has room: at the end of a sorted heap if it comes after the rest (it stays sorted)."""
     cdef Py_ssize_t n = clock._heap_n
+    cdef int64_t due = (<Timer>timer)._due, seq = (<Timer>timer)._seq
     (<Timer>timer)._slot = -1
     clock._heap_n = n + 1
-    _sift_up(clock, n, (<Timer>timer)._due, (<Timer>timer)._seq, timer)
+    if not n or (clock._heap_sorted and not _before(due, seq, &clock._keys[n - 1])):
+        clock._heap_sorted = True
+        _place(clock, n, due, seq, timer)
+    else:
+        clock._heap_sorted = False
+        _sift_up(clock, n, due, seq, timer)
 
 
 cdef void _heap_fill(WorldClock clock, PyObject **timers, Py_ssize_t n) noexcept:
@@ -157,24 +175,33 @@ cdef void _heap_fill(WorldClock clock, PyObject **timers, Py_ssize_t n) noexcept
         if i and _before(keys[i].due, keys[i].seq, &keys[i - 1]):
             ordered = False
     clock._heap_n = n
+    clock._heap_sorted = ordered
     if not ordered:
         for i in range((n - 2) // 4, -1, -1):
             _sift_down(clock, i, keys[i].due, keys[i].seq, items[i])
 
 
 cdef PyObject *_heap_take(WorldClock clock, Py_ssize_t i) noexcept:
-    """Take the timer at heap position ``i`` out (the last one fills its place); return the
-    queue's reference to it, now the caller's."""
+    """Take the timer at heap position ``i`` out; return the queue's reference to it, now the
+    caller's. The top of a sorted heap leaves by the front moving on (no sift); else the last
+    timer fills its place."""
     cdef PyObject *timer = clock._items[i]
     cdef Py_ssize_t last = clock._heap_n - 1
     cdef int64_t due, seq
     clock._heap_n = last
-    if i != last:
+    if i == 0 and clock._heap_sorted:
+        clock._keys, clock._items, clock._heap_lo = (clock._keys + 1, clock._items + 1,
+                                                     clock._heap_lo + 1)
+    elif i != last:
+        clock._heap_sorted = False
         due, seq = clock._keys[last].due, clock._keys[last].seq
         if i > 0 and _before(due, seq, &clock._keys[(i - 1) >> 2]):
             _sift_up(clock, i, due, seq, clock._items[last])
         else:
             _sift_down(clock, i, due, seq, clock._items[last])
+    if not last:                 # empty: back to the front of its room
+        clock._keys, clock._items = clock._keys - clock._heap_lo, clock._items - clock._heap_lo
+        clock._heap_lo = 0
     (<Timer>timer)._pos = -1
     return timer
 
@@ -218,7 +245,7 @@ cdef int _queue_remove(WorldClock clock, Timer timer) except -1:
     if timer._slot >= 0:
         ref = _wheel_take(clock._wheel, timer)
     else:
-        ref = _heap_take(clock, timer._pos)
+        ref = _heap_take(clock, timer._pos - clock._heap_lo)
     try:
         if not clock._heap_n and clock._wheel.count:
             _wheel_pull(clock)         # the top is always the timer due first
@@ -233,9 +260,18 @@ cdef inline int _queue_move_top(WorldClock clock, int64_t due) except -1:
     cdef PyObject *timer = clock._items[0]
     cdef _Wheel *wheel = clock._wheel
     cdef Py_ssize_t slot
+    cdef int64_t seq = (<Timer>timer)._seq
     if (due >> EPOCH_SHIFT) <= wheel.now_epoch:
+        if (clock._heap_sorted and clock._heap_n > 1
+                and not _before(due, seq, &clock._keys[clock._heap_n - 1])):
+            _heap_reserve(clock, 1)    # it goes to the end: the heap stays sorted
+            _heap_take(clock, 0)
+            (<Timer>timer)._due = due
+            _heap_push(clock, timer)
+            return 0
+        clock._heap_sorted = clock._heap_n == 1
         (<Timer>timer)._due = due
-        _sift_down(clock, 0, due, clock._keys[0].seq, timer)
+        _sift_down(clock, 0, due, seq, timer)
         return 0
     slot = _wheel_slot(wheel, due)
     _wheel_reserve(wheel, slot)        # before it moves: the rest cannot fail
@@ -266,12 +302,14 @@ cdef void _queue_release(WorldClock clock, bint end) noexcept:
     """Empty the queue and drop its references (``end``: marking its timers ended). The queue
     is empty before the first is dropped, so code a drop runs sees it empty."""
     cdef PyObject **items = clock._items
+    cdef PyObject **room = clock._items - clock._heap_lo
     cdef Py_ssize_t n = clock._heap_n
     cdef _Bucket *buckets = NULL
     cdef Py_ssize_t i, slot
     cdef int level
-    PyMem_Free(clock._keys)
+    PyMem_Free(clock._keys - clock._heap_lo)
     clock._keys, clock._items, clock._heap_n, clock._heap_cap = NULL, NULL, 0, 0
+    clock._heap_lo, clock._heap_sorted = 0, False
     if clock._wheel is not NULL:
         buckets, clock._wheel.buckets, clock._wheel.count = clock._wheel.buckets, NULL, 0
         for level in range(WHEEL_LEVELS):
@@ -284,7 +322,7 @@ cdef void _queue_release(WorldClock clock, bint end) noexcept:
                 _unqueued(buckets[slot].items[i], end)
     for i in range(n):
         _decref(items[i])
-    PyMem_Free(items)
+    PyMem_Free(room)
     if buckets is not NULL:
         for slot in range(WHEEL_SLOTS):
             for i in range(buckets[slot].n):

@@ -24,6 +24,7 @@
 
 from cpython.mem cimport PyMem_Calloc
 from libc.stdint cimport INT32_MAX, int16_t
+from libc.string cimport memmove
 
 # The reference counts and the collector's slots the queue uses (timer_queue.pxi).
 cdef extern from "Python.h":

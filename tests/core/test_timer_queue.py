@@ -198,3 +198,28 @@ def test_a_clock_pickled_and_restored_with_timers_in_both_parts_fires_the_same()
 
 def _noop(tick):
     pass
+
+
+def test_a_sorted_near_heap_stays_in_order_through_long_runs_and_every_change():
+    # Timers of one period keep the near heap sorted (each fired timer moves to its end), so
+    # it runs as a queue whose front moves on and is moved back when its room runs out; a
+    # timer of another period, a cancel in the middle, a pause and a resume each unsort it.
+    def run(impl):
+        clock = impl.Clock(impl.Config(fixed_dt=0.01))
+        log = []
+        timers = [clock.every_ticks(1, lambda tick, i=i: log.append((i, tick)))
+                  for i in range(20)]
+        for step in range(40):
+            clock.advance_ticks(97)
+            if step % 4 == 1:
+                timers[step % len(timers)].cancel()
+            elif step % 4 == 2:
+                timers.append(clock.every_ticks(1 + step % 3,
+                                                lambda tick, i=len(timers): log.append((i, tick))))
+            elif step % 4 == 3:
+                timers[(3 * step) % len(timers)].pause()
+                timers[(5 * step) % len(timers)].resume()
+            log.append(("next", clock.next_due_tick))
+        return log, [(t.active, t.paused, t.next_tick, t.fired) for t in timers]
+
+    assert run(CORE) == run(ORACLE)
