@@ -1,10 +1,14 @@
 """The timer queue under load: many timers, random pauses, cancels and widths, against the
 oracle (which finds the next timer by a plain minimum over all of them)."""
 
+import gc
+import pickle
 import random
+import weakref
 
 import pytest
 
+from cvcclock import ClockConfig, WorldClock
 from support.implementations import CORE, ORACLE
 
 
@@ -47,12 +51,6 @@ def test_the_queue_fires_what_the_oracle_fires(seed):
 # reference each, which the garbage collector sees through the clock. These run timers in
 # both parts at once (due within the near epoch and thousands of ticks away) through what
 # could leave a reference dangling or hidden from the collector.
-
-import gc
-import pickle
-import weakref
-
-from cvcclock import ClockConfig, WorldClock
 
 NEAR_AND_FAR = [1, 2, 3, 50, 63, 64, 65, 200, 5000, 70_000, 2**30]
 
@@ -214,8 +212,9 @@ def test_a_sorted_near_heap_stays_in_order_through_long_runs_and_every_change():
             if step % 4 == 1:
                 timers[step % len(timers)].cancel()
             elif step % 4 == 2:
+                i = len(timers)
                 timers.append(clock.every_ticks(1 + step % 3,
-                                                lambda tick, i=len(timers): log.append((i, tick))))
+                                                lambda tick, i=i: log.append((i, tick))))
             elif step % 4 == 3:
                 timers[(3 * step) % len(timers)].pause()
                 timers[(5 * step) % len(timers)].resume()
