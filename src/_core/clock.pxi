@@ -780,6 +780,12 @@ cdef int _run_firing_timers(WorldClock clock, int64_t n) except -1:
             clock._tick = due
             clock._owed = rest + (target - due)
             _fire(clock, timer, due, target)
+            # Drop it before the next top is read, still inside the firing: if that was its
+            # last reference, the code its release runs (a callback's __del__ cancelling the
+            # next timer, say) must not find the top read already, nor advance the clock.
+            clock._running = True
+            timer = None
+            clock._running = False
         clock._tick = target
         clock._owed = rest
     finally:

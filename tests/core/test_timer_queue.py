@@ -222,3 +222,39 @@ def test_a_sorted_near_heap_stays_in_order_through_long_runs_and_every_change():
         return log, [(t.active, t.paused, t.next_tick, t.fired) for t in timers]
 
     assert run(CORE) == run(ORACLE)
+
+
+class _CancelsOnRelease:
+    """A callback's owner whose release (the last reference to a spent one-shot) cancels a
+    timer and tries to advance the clock."""
+
+    def __init__(self, log, clock, victims):
+        self.log, self.clock, self.victims = log, clock, victims
+
+    def fire(self, tick):
+        self.log.append(("fired", tick))
+
+    def __del__(self):
+        self.log.append("released")
+        for timer in self.victims:
+            timer.cancel()
+        try:
+            self.clock.advance_ticks(1)
+        except RuntimeError as exc:
+            self.log.append(str(exc))
+
+
+def test_a_spent_timer_released_mid_run_may_cancel_the_next_one_but_not_advance():
+    # main crashed here: the loop read the next top, then the spent one-shot's release
+    # cancelled that timer, and the loop fired it from an empty queue.
+    clock = WorldClock(ClockConfig(fixed_dt=0.01))
+    log, victims = [], []
+    clock.after_ticks(5, _CancelsOnRelease(log, clock, victims).fire)
+    victims.append(clock.every_ticks(5, lambda tick: log.append(("victim", tick))))
+    far = clock.every_ticks(70, lambda tick: log.append(("far", tick)))
+    victims.append(clock.every_ticks(70, lambda tick: log.append(("far victim", tick))))
+    assert clock.advance_ticks(140).steps == 140
+    assert log == [("fired", 5), "released",
+                   "the clock cannot advance from inside a timer callback",
+                   ("far", 70), ("far", 140)]
+    assert clock.tick == 140 and [t.fired for t in victims] == [0, 0] and far.fired == 2
