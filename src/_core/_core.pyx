@@ -24,7 +24,6 @@ cdef class WorldClock
 cdef class Timer
 cdef class Presentation
 cdef class ClockState
-cdef class _TimerWheel
 
 # The public classes carry the module users import them from, ``cvcclock`` (as the wings' do, by
 # cvcclock._public.publish; Mode, a Python class, is published by cvcclock/__init__): repr,

@@ -86,16 +86,18 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     cdef uintptr_t _driver
     # timers: the queue of scheduled ones (timer_queue.pxi), the paused ones, creation order;
     # driver only, like each Timer's fields
-    cdef TimerKey *_keys
-    cdef Py_ssize_t _keys_cap
-    cdef list _queue             # the near heap (timer_queue.pxi)
-    cdef _TimerWheel _wheel      # the later timers (timer_wheel.pxi); None until the first timer
+    cdef TimerKey *_keys         # the near heap (timer_queue.pxi): its keys,
+    cdef PyObject **_items       # its timers (the queue's references),
+    cdef Py_ssize_t _heap_n      # how many,
+    cdef Py_ssize_t _heap_cap    # and room for how many, counted from the room's start,
+    cdef Py_ssize_t _heap_lo     # which lies this many places before _keys and _items;
+    cdef bint _heap_sorted       # and whether it is sorted (timer_queue.pxi)
+    cdef _Wheel *_wheel          # the later timers (timer_wheel.pxi); NULL until the first timer
     cdef object _paused_timers   # None, or a WeakSet: a paused timer nobody can resume is freed
     cdef int64_t _timer_seq
 
 
     def __cinit__(self):
-        self._queue = []
         # The default configuration, so that even an instance made with __new__ is sane.
         self._fixed_dt = 1.0 / 120.0
         self._scale = 1.0
@@ -106,7 +108,8 @@ One notion of simulation time: an integer tick advanced in whole quanta.
         self.configure(ClockConfig() if config is None else config)
 
     def __dealloc__(self):
-        PyMem_Free(self._keys)
+        _queue_release(self, True)
+        PyMem_Free(self._wheel)
 
     # -- configuration -------------------------------------------------------------------
 
@@ -686,7 +689,7 @@ One notion of simulation time: an integer tick advanced in whole quanta.
     def next_due_tick(self):
         """The tick of the next active timer, or None: ``advance_to_next_due()`` runs to it."""
         cdef int claimed = _claim(self, "next_due_tick")
-        cdef int64_t due = self._keys[0].due if self._queue else -1
+        cdef int64_t due = self._keys[0].due if self._heap_n else -1
         _release(self, claimed)
         return due if due >= 0 else None
 
@@ -726,9 +729,9 @@ cdef StepResult _run_to_next_due(WorldClock clock):
     try:
         clock._check_can_advance()
         first = clock._tick
-        if clock._queue and clock._keys[0].due <= clock._tick:
+        if clock._heap_n and clock._keys[0].due <= clock._tick:
             _run(clock, 0)     # no timer a callback makes or resumes falls due at this tick
-        if clock._queue:
+        if clock._heap_n:
             n = clock._keys[0].due - clock._tick
             if n > clock._owed:
                 _grant(clock, n - clock._owed, "advance_to_next_due")
@@ -750,7 +753,7 @@ cdef inline int _grant(WorldClock clock, int64_t n, str call) except -1:
 
 cdef inline int _run(WorldClock clock, int64_t n) except -1:
     """Run ``n`` of the quanta granted (``_owed``, at least ``n``)."""
-    if clock._queue and clock._keys[0].due <= clock._tick + n:
+    if clock._heap_n and clock._keys[0].due <= clock._tick + n:
         return _run_firing_timers(clock, n)
     if n:
         clock._tick += n
@@ -771,12 +774,18 @@ cdef int _run_firing_timers(WorldClock clock, int64_t n) except -1:
     cdef Timer timer
     cdef int64_t due
     try:
-        while clock._queue and clock._keys[0].due <= target:
-            timer = <Timer>clock._queue[0]
+        while clock._heap_n and clock._keys[0].due <= target:
+            timer = <Timer>clock._items[0]
             due = clock._keys[0].due
             clock._tick = due
             clock._owed = rest + (target - due)
             _fire(clock, timer, due, target)
+            # Drop it before the next top is read, still inside the firing: if that was its
+            # last reference, the code its release runs (a callback's __del__ cancelling the
+            # next timer, say) must not find the top read already, nor advance the clock.
+            clock._running = True
+            timer = None
+            clock._running = False
         clock._tick = target
         clock._owed = rest
     finally:

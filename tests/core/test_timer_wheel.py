@@ -61,6 +61,9 @@ class Run:
 
     def _apply(self, op, arg):
         clock = self.clock
+        if op in ("every", "after") and arg[0] > 2**62 - clock.tick:
+            # The core refuses a first due tick past MAX_TICK; the oracle has no limit.
+            return "past MAX_TICK"
         if op == "every":
             k, catch_up, raise_on = arg
             self.timers.append(clock.every_ticks(k, self.callback(len(self.timers), raise_on),
