@@ -176,9 +176,13 @@ A handle on a timer from ``WorldClock.every``, ``after``, ``every_ticks`` or ``a
 
     def __reduce_ex__(self, protocol):
         # Say which callback stops a clock from pickling, rather than pickle's bare error.
+        # The trial leaves out the clocks and timers the callback reaches (a bound method of
+        # the clock, say): the real pickler handles those, memo and cycles included, where
+        # a trial of each would pickle the clock again, and its timers' trials again, until
+        # the recursion limit.
         import pickle   # here: a frame loop that never pickles never imports it
         try:
-            pickle.dumps(self.callback, protocol)
+            _trial_pickler(protocol).dump(self.callback)
         except Exception as exc:
             raise pickle.PicklingError(
                 f"cannot pickle {self!r}: its callback {self.callback!r} does not pickle "
@@ -343,3 +347,28 @@ cdef int _end_all_timers(WorldClock clock) except -1:
         timer._state = TIMER_ENDED
     clock._paused_timers = None
     return 0
+
+
+def _trial_pickler(protocol):
+    """A pickler to nowhere that takes clocks and timers as given (``persistent_id``): what
+    a Timer's ``__reduce_ex__`` tries its callback with."""
+    global _TrialPickler
+    if _TrialPickler is None:
+        import pickle
+
+        class TrialPickler(pickle.Pickler):
+            def persistent_id(self, obj):
+                return id(obj) if isinstance(obj, (WorldClock, Timer)) else None
+
+        _TrialPickler = TrialPickler
+    return _TrialPickler(_Discard(), protocol)
+
+
+_TrialPickler = None
+
+
+class _Discard:
+    """A file that keeps nothing: the trial needs only whether pickling succeeds."""
+
+    def write(self, data):
+        return len(data)

@@ -282,3 +282,38 @@ def test_a_run_restored_mid_pause_goes_on_identically():
     again = [clock.advance(1 / 60), clock.resume(), clock.advance(1 / 60),
              clock.advance_to_next_due(), clock.advance(1 / 60)]
     assert again == first and (clock.state(), log.ticks[logged:]) == after
+
+
+_FIRED_ON = []
+
+
+class _SelfTimedClock(WorldClock):
+    """A clock whose timers call its own method."""
+
+    def log(self, tick):
+        _FIRED_ON.append((id(self), tick))
+
+
+def test_a_clock_whose_timers_call_its_own_methods_pickles_and_copies():
+    """The callback's trial pickling must not pickle the clock again for each timer (it used
+    to recurse to the limit and end in a 20 KB PicklingError)."""
+    clock = _SelfTimedClock()
+    timers = [clock.every_ticks(period, clock.log) for period in (2, 3, 5)]
+    clock.advance_ticks(7)
+    for copied, copied_timers in (pickle.loads(pickle.dumps((clock, timers))),
+                                  copy.deepcopy((clock, timers))):
+        assert type(copied) is _SelfTimedClock and copied.state() == clock.state()
+        assert all(t.callback.__self__ is copied for t in copied_timers)
+        _FIRED_ON.clear()
+        copied.advance_ticks(3)
+        assert _FIRED_ON == [(id(copied), 8), (id(copied), 9), (id(copied), 10),
+                             (id(copied), 10)]
+
+
+def test_a_callback_that_does_not_pickle_is_named_even_beside_one_that_reaches_its_clock():
+    clock = _SelfTimedClock()
+    clock.every_ticks(2, clock.log)
+    clock.every_ticks(3, lambda tick: None)
+    with pytest.raises(pickle.PicklingError, match="callback <function") as raised:
+        pickle.dumps(clock)
+    assert len(str(raised.value)) < 1000
