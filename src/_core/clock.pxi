@@ -594,20 +594,33 @@ One notion of simulation time: an integer tick advanced in whole quanta.
 
     def __reduce__(self):
         # The state goes in the third slot so that timers referring back to this clock
-        # find it already made (pickle and deepcopy handle the cycle that way).
+        # find it already made (pickle and deepcopy handle the cycle that way). A subclass's
+        # own attributes go with it: a copy that lost them would be another object.
         cdef int claimed = _claim(self, "pickling a clock")
         try:
-            return (_new_clock, (type(self),), _take_state(self))
+            state = _take_state(self)
+            attributes = getattr(self, "__dict__", None)
+            return (_new_clock, (type(self),), (state, attributes) if attributes else state)
         finally:
             _release(self, claimed)
 
     def __setstate__(self, state):
-        """Fill a clock being unpickled or deep-copied; a copy is exact, discontinuities too."""
+        """Fill a clock being unpickled or deep-copied; a copy is exact, discontinuities too,
+        and so are a subclass's own attributes (``state`` is then ``(ClockState, dict)``)."""
         cdef int claimed = _claim(self, "__setstate__")
+        attributes = None
         try:
+            if type(state) is tuple and len(state) == 2:
+                state, attributes = state
+                if type(attributes) is not dict or getattr(self, "__dict__", None) is None:
+                    raise TypeError(f"a WorldClock state with attributes is (ClockState, dict) "
+                                    f"for a subclass's instance, got {attributes!r} for "
+                                    f"{type(self).__qualname__}")
             self._check_can_advance()
             _check_restorable(self, state, True)
             _put_state(self, <ClockState>state, (<ClockState>state).discontinuities)
+            if attributes:
+                self.__dict__.update(attributes)
         finally:
             _release(self, claimed)
 

@@ -316,8 +316,10 @@ class WorldClock:
         timers made since and still live here) is refused with a ValueError naming them,
         and nothing changes. Timers that ended since the state was taken live again.
         """
-    def __setstate__(self, state: ClockState) -> None:
-        """Fill a clock being unpickled or deep-copied; a copy is exact, discontinuities too."""
+    def __setstate__(self, state: ClockState | tuple[ClockState, dict[str, Any]]) -> None:
+        """Fill a clock being unpickled or deep-copied; a copy is exact, discontinuities too,
+        and so are a subclass's own attributes (``state`` is then ``(ClockState, dict)``).
+        """
     def __copy__(self) -> NoReturn: ...
     @overload
     def every(

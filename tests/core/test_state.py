@@ -317,3 +317,37 @@ def test_a_callback_that_does_not_pickle_is_named_even_beside_one_that_reaches_i
     with pytest.raises(pickle.PicklingError, match="callback <function") as raised:
         pickle.dumps(clock)
     assert len(str(raised.value)) < 1000
+
+
+class _NamedClock(WorldClock):
+    """A subclass with attributes of its own, one of them a timer of its."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+        self.heartbeat = self.every_ticks(4, self.log)
+
+    def log(self, tick):
+        _FIRED_ON.append((self.name, tick))
+
+
+def test_a_subclass_keeps_its_own_attributes_through_pickle_and_deepcopy():
+    clock = _NamedClock("left")
+    clock.advance_ticks(5)
+    for copied in (pickle.loads(pickle.dumps(clock)), copy.deepcopy(clock)):
+        assert type(copied) is _NamedClock and copied.name == "left"
+        assert copied.state() == clock.state() and copied.heartbeat.callback.__self__ is copied
+        _FIRED_ON.clear()
+        copied.advance_ticks(4)
+        assert _FIRED_ON == [("left", 8)] and copied.heartbeat.fired == 2
+    assert pickle.loads(pickle.dumps(WorldClock())).state() == WorldClock().state()
+
+
+@pytest.mark.parametrize("attributes", [["not", "a dict"], {"name": "x"}])
+def test_a_state_with_attributes_is_refused_where_it_cannot_go_and_changes_nothing(attributes):
+    plain = WorldClock()
+    plain.advance_ticks(3)
+    before = plain.state()
+    with pytest.raises(TypeError, match="with attributes is"):
+        plain.__setstate__((WorldClock().state(), attributes))
+    assert plain.state() == before and not hasattr(plain, "name")
