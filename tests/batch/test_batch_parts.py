@@ -9,8 +9,6 @@ is deleted by the next batch that opens the file.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import faulthandler
-import multiprocessing
 import os
 import pickle
 
@@ -23,23 +21,6 @@ from cvcclock.batch._records import ALL, BatchKey, decode_record, encode_record,
 from cvcclock.replay import FORMAT_VERSION
 from cvcclock.scenario import FailedRun
 from support.batch_scenarios import CloseCall, Flaky, HomeSick, comparable, seeds_in_file, serial
-
-START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-
-
-@pytest.fixture(autouse=True)
-def watchdog():
-    faulthandler.dump_traceback_later(120, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
-
-
-@pytest.fixture(scope="module")
-def pool():
-    with cf.ProcessPoolExecutor(
-        2, mp_context=multiprocessing.get_context(START_METHOD)
-    ) as executor:
-        yield executor
 
 
 def key_of(scenario):
@@ -64,12 +45,13 @@ def test_a_worker_writes_its_chunks_lines_to_a_part_and_sends_back_only_what_is_
                                  keep=frozenset(), staging=results_file.staging)
     assert isinstance(part, Part) and os.path.dirname(part.path) == results_file.staging
     assert len(results) < sum(part.lengths) / 10                         # summaries only
-    lines = results_file.part_lines(part)
-    assert lines is not None and tuple(len(line) for line in lines) == part.lengths
+    assert results_file.append_part(pickle.loads(results), part)
+    lines = open(results_file.path, "rb").read().splitlines(keepends=True)
+    assert tuple(len(line) for line in lines) == part.lengths
     # (a failed run's traceback names the frames it ran in: compared as comparable does)
     assert comparable([decode_record(line) for line in lines]) == comparable(
         serial(scenario, range(4)))
-    assert not os.path.exists(part.path)                    # read once, then deleted
+    assert not os.path.exists(part.path)                    # copied once, then deleted
 
 
 def test_a_worker_that_cannot_see_the_staging_directory_sends_its_lines_back(tmp_path):
@@ -88,15 +70,17 @@ def test_a_part_cut_short_missing_or_outside_the_staging_directory_is_not_read(
     assert part is not None
     with open(part.path, "r+b") as f:
         f.truncate(6)
-    assert results_file.part_lines(part) is None
-    assert results_file.part_lines(Part(os.path.join(results_file.staging, "gone.part"),
-                                        (4,))) is None
+    two = [FailedRun(0, "E", "m", "t"), FailedRun(1, "E", "m", "t")]
+    assert results_file.append_part(two, part) is False
+    assert results_file.append_part(two[:1], Part(os.path.join(results_file.staging,
+                                                              "gone.part"), (4,))) is False
     # A part's path comes from a worker: a file elsewhere is neither read nor deleted.
     elsewhere = tmp_path / "precious.txt"
     elsewhere.write_bytes(b"keep\n")
-    assert results_file.part_lines(Part(str(elsewhere), (5,))) is None
+    assert results_file.append_part(two[:1], Part(str(elsewhere), (5,))) is False
     results_file.discard(Part(str(elsewhere), (5,)))
     assert elsewhere.read_bytes() == b"keep\n"
+    assert open(results_file.path, "rb").read() == b""      # nothing appended
 
 
 def test_without_a_staging_directory_the_workers_send_their_lines_back(pool, tmp_path,

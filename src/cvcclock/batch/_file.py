@@ -476,27 +476,6 @@ class ResultsFile:
         self._indexed(results, part.lengths)
         return True
 
-    def part_lines(self, part: Part) -> list[bytes] | None:
-        """A part's lines, and the part deleted; None if it is missing, not as its worker
-        said, or not in this file's staging directory.
-
-        Parameters
-        ----------
-        part : Part
-
-        Returns
-        -------
-        list of bytes or None
-        """
-        data = self._part_bytes(part)
-        if data is None:
-            return None
-        lines, start = [], 0
-        for length in part.lengths:
-            lines.append(data[start:start + length])
-            start += length
-        return lines
-
     def discard(self, part: Part) -> None:
         """Delete a part of this file's staging directory (its chunk runs again)."""
         if self._owns(part):

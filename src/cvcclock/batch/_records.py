@@ -183,33 +183,33 @@ def run_records(scenario: Scenario, seeds: Iterable[int], options: Mapping[str, 
         try:
             line = None if key is None else encode_record(result, key)
         except Exception as e:  # noqa: BLE001 -- the same: this run's result cannot be written
-            result = _unpicklable(result, kept(result, keep)) or FailedRun.from_exception(seed, e)
-            line = encode_record(result, key) if key is not None else None
+            assert key is not None
+            result = _unpicklable(kept(result, keep)) or FailedRun.from_exception(seed, e)
+            line = encode_record(result, key)
         results.append(kept(result, keep))
         if line is not None:
             lines.append(line)
     try:
         data = pickle.dumps(results)
     except Exception:  # noqa: BLE001 -- some result cannot be pickled: each one is tried below
-        data = pickle.dumps(_each_picklable(results, lines if key is not None else None, key))
+        data = pickle.dumps(_each_picklable(results, lines, key))
     return data, None if key is None else lines
 
 
-def _each_picklable(results: list[SimulationResult | FailedRun], lines: list[str] | None,
+def _each_picklable(results: list[SimulationResult | FailedRun], lines: list[str],
                     key: BatchKey | None) -> list[SimulationResult | FailedRun]:
     """The results, each that cannot be pickled replaced by its FailedRun (its line too)."""
     for i, result in enumerate(results):
-        failed = _unpicklable(result, result)
+        failed = _unpicklable(result)
         if failed is not None:
             results[i] = failed
-            if lines is not None and key is not None:
+            if key is not None:
                 lines[i] = encode_record(failed, key)
     return results
 
 
-def _unpicklable(result: SimulationResult | FailedRun,
-                 kept_result: SimulationResult | FailedRun) -> FailedRun | None:
-    """The FailedRun of ``result`` if what is kept of it cannot be pickled, else None."""
+def _unpicklable(kept_result: SimulationResult | FailedRun) -> FailedRun | None:
+    """The FailedRun of a run if what is kept of it cannot be pickled, else None."""
     try:
         pickle.dumps(kept_result)
     except Exception as e:  # noqa: BLE001 -- this run's result cannot be sent back
@@ -217,7 +217,7 @@ def _unpicklable(result: SimulationResult | FailedRun,
             raise TypeError("the run's result cannot be pickled to send it back from the "
                             f"worker: {e}") from e
         except TypeError as error:
-            return FailedRun.from_exception(result.seed, error)
+            return FailedRun.from_exception(kept_result.seed, error)
     return None
 
 

@@ -356,10 +356,6 @@ class _Results:
         """Where the workers write their parts; None without a file, or a staging directory."""
         return None if self._file is None else self._file.staging
 
-    def part_lines(self, part: Part) -> list[bytes] | None:
-        """A part's lines (:meth:`ResultsFile.part_lines`)."""
-        return None if self._file is None else self._file.part_lines(part)
-
     def discard(self, lines: Part | list[bytes] | None) -> None:
         """Delete a part, if ``lines`` is one (its chunk runs again)."""
         if self._file is not None and isinstance(lines, Part):
@@ -583,7 +579,7 @@ def _handle(outcomes: list[Outcome], batch: _Batch, store: _Results, chunks: _Ch
                 store.discard(outcome.lines)
                 continue
             results, lines = unpacked
-            if (lines is not None or batch.out is None) and store.add(results, lines):
+            if store.add(results, lines):
                 chunks.timed(len(outcome.chunk.seeds), outcome.seconds)
                 progress.add(results)
                 continue
@@ -602,8 +598,7 @@ def _unpacked(done: Done, batch: _Batch,
               store: _Results) -> tuple[list[BatchResult], Part | list[bytes] | None] | None:
     """The chunk's results unpickled, and their part or lines; None if they will not unpickle
     here and the chunk has several seeds. A single seed's that will not is its FailedRun, and
-    so is its line (the line holds what would not unpickle either); the line is then read
-    from the part, and the part is None if it is missing or cut short."""
+    so is its line (the line holds what would not unpickle either): its part is dropped."""
     # A whole result is hundreds of objects the collector tracks: unpickled with collections
     # on, a chunk of them triggers dozens, each scanning what the caller already holds
     # (measured: 650 µs a CloseCall result kept whole, 290 with collections paused per chunk).
@@ -616,13 +611,9 @@ def _unpacked(done: Done, batch: _Batch,
     except Exception as e:  # noqa: BLE001 -- a result this process cannot load
         if len(done.chunk.seeds) > 1:
             return None
-        results = [_not_unpickled(done.chunk.seeds[0], e)]
-        lines = done.lines
-        if lines is not None:
-            lines = store.part_lines(lines) if isinstance(lines, Part) else list(lines)
-            if lines is not None:
-                lines[0] = line_bytes(encode_record(results[0], batch.key))
-        return results, lines
+        store.discard(done.lines)
+        failed: list[BatchResult] = [_not_unpickled(done.chunk.seeds[0], e)]
+        return failed, _lines(failed, batch)
     finally:
         if paused:
             gc.enable()
@@ -630,9 +621,9 @@ def _unpacked(done: Done, batch: _Batch,
 
 
 def _part_lost(done: Done) -> Lost:
-    what = done.lines.path if isinstance(done.lines, Part) else "its lines"
+    assert isinstance(done.lines, Part)
     return Lost(done.chunk, FileNotFoundError(
-        f"the part {what} its worker wrote is missing or cut short"), False)
+        f"the part {done.lines.path} its worker wrote is missing or cut short"), False)
 
 
 def _lines(results: list[BatchResult], batch: _Batch) -> list[bytes] | None:
