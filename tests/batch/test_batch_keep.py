@@ -9,9 +9,7 @@ is kept, a resumed batch yields the same as a fresh one.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import faulthandler
 import gc
-import multiprocessing
 import pickle
 
 import pytest
@@ -21,23 +19,6 @@ from cvcclock.batch._records import kept, run_records
 from cvcclock.checks import check_keep
 from cvcclock.scenario import FailedRun, SimulationResult, simulate
 from support.batch_scenarios import CloseCall, Flaky, comparable, serial
-
-START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-
-
-@pytest.fixture(autouse=True)
-def watchdog():
-    faulthandler.dump_traceback_later(120, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
-
-
-@pytest.fixture(scope="module")
-def pool():
-    with cf.ProcessPoolExecutor(
-        2, mp_context=multiprocessing.get_context(START_METHOD)
-    ) as executor:
-        yield executor
 
 
 def without(results, *parts):
