@@ -28,8 +28,9 @@ per 0.25 s (``TARGET_CHUNK_SECONDS``): the overhead stays under about 1.5 % on D
 few microseconds a run on a pool, a dead worker costs at most about 0.25 s of work per
 chunk it held, and the bar moves several times a second. No chunk is bigger than an even
 share of what is left over twice the workers, so the last chunks do not leave workers
-idle, nor smaller than a quarter of that size but for the last seeds, so the tail is not
-a string of one-seed tasks.
+idle, nor smaller than a quarter of that size, so the tail is not a string of one-seed
+tasks, unless that quarter is more than a worker's share of what is left: then each
+worker still takes part of the tail.
 
 A worker that dies: its chunks are run again. A chunk lost twice is split into single
 seeds, each run alone (on Dask, which names the task that keeps killing workers, that
@@ -434,8 +435,10 @@ class _Chunks:
             return 1
         size = (round(TARGET_CHUNK_SECONDS * self._runs / self._seconds) if self._seconds > 0
                 else _MAX_CHUNK)
-        share = math.ceil(len(self._fresh) / (2 * self._workers))
-        return max(1, min(size, max(share, size // 4), _MAX_CHUNK))
+        left = len(self._fresh)
+        share = math.ceil(left / (2 * self._workers))
+        return max(1, min(size, max(share, size // 4), math.ceil(left / self._workers),
+                          _MAX_CHUNK))
 
     def timed(self, runs: int, seconds: float) -> None:
         """Learn the workers' pace from a chunk that ran."""
