@@ -71,8 +71,9 @@ def panel_rounds(rounds: int, frames: int) -> dict[str, float]:
     driver = TimedDriver(binding)
     without, with_page, updates, seconds = [], [], 0, 0.0
     with sync_api.sync_playwright() as playwright:
+        # A first launch reads Chromium from disk: bounded loosely, as in tests/panel.
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox"])
+                                             args=["--no-sandbox"], timeout=120_000)
         try:
             page = browser.new_page()
             page.set_default_timeout(20_000)
