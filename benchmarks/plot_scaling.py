@@ -9,7 +9,8 @@ The series are ``cvcclock.bench._cases.scaling_series()``: an advance against th
 timers (1 to 10**5, idle timers plus one firing, and staggered timers whose every firing moves
 through the whole queue), a frame against the followers taking (1 to 10**3), an advance
 against its width (1 to 10**6 quanta, with and without timers), and ClockBank's throughput
-against n (10**2 to 10**7) beside numpy and a copy of its bytes. The lines of a point (one x)
+(one configuration shared, and its configuration arrays written) against n (10**2 to
+10**7) beside numpy and a copy of the general path's bytes. The lines of a point (one x)
 are timed in interleaved rounds with ``cvcclock.bench``'s machinery, each timing lasting
 about ``--seconds``; a point is the median over the rounds. Rows that need what is not
 installed (a ClockBank) are left out and named. The 10**7-clock point holds about 4 GB for a
@@ -17,6 +18,7 @@ few seconds.
 """
 
 import argparse
+import math
 import statistics
 import sys
 from pathlib import Path
@@ -80,6 +82,10 @@ def plot(results: list[tuple[Series, dict[str, dict[int, float]]]], out: Path,
                 ax.plot(xs, [points[x] for x in xs], marker="o", label=line)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        low, high = ax.get_ylim()
+        if high < 10 * low:         # a flat line drawn flat: a decade at least, not 15% zoomed
+            middle = math.sqrt(low * high)
+            ax.set_ylim(middle / math.sqrt(10), middle * math.sqrt(10))
         ax.set_title(series.title)
         ax.set_xlabel(series.x_label)
         ax.set_ylabel(series.y_label)

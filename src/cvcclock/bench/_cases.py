@@ -605,7 +605,8 @@ def _every_thousand() -> WorldClock:
 def scaling_series() -> list[Series]:
     """The panels of ``benchmarks/plot_scaling.py``: the cost of an advance against the live
     timers, of a frame against the followers taking, of an advance against its width, and
-    the throughput of ClockBank (beside numpy and a copy of its bytes) against n.
+    the throughput of ClockBank (one configuration for every slot, and with its
+    configuration arrays written; beside numpy and a copy of its bytes) against n.
 
     Returns
     -------
@@ -632,8 +633,11 @@ def scaling_series() -> list[Series]:
                        f"w {x} firing", f"advance_ticks({x})", _every_thousand)}),
         Series("bank", "ClockBank.advance(1/60) against n", "clocks (n)",
                "millions of clock-advances a second", _decades(2, 7), {
-                   "ClockBank": lambda x: Case(f"bank {x}", "ClockBank", "advance(dt)",
-                                               _bank(x), ops=x),
+                   "ClockBank, one configuration": lambda x: Case(
+                       f"shared bank {x}", "shared ClockBank", "advance(dt)",
+                       _shared_bank(x), ops=x),
+                   "ClockBank, arrays written": lambda x: Case(
+                       f"bank {x}", "ClockBank", "advance(dt)", _bank(x), ops=x),
                    "numpy, the same arithmetic": lambda x: Case(
                        f"numpy {x}", "numpy", "advance(dt)", _bank_numpy(x), ops=x),
                    "numpy copy of its bytes": lambda x: Case(
