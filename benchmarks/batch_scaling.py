@@ -71,13 +71,17 @@ class CloseCall(Scenario):
         s.terminate_after(6.0)
 
 
-def _serve_cluster(address: Any, stop: Any) -> None:
-    """A LocalCluster in this (child) process, until ``stop`` is set."""
+def _local_cluster() -> Any:
+    """The Dask row's LocalCluster: 2 worker processes, a thread each, no dashboard."""
     import distributed
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None,
-                                  silence_logs=logging.CRITICAL) as cluster:
+    return distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                    dashboard_address=None, silence_logs=logging.CRITICAL)
+
+
+def _serve_cluster(address: Any, stop: Any) -> None:
+    """The LocalCluster in this (child) process, until ``stop`` is set."""
+    with _local_cluster() as cluster:
         address.put(cluster.scheduler_address)
         stop.wait()
 
@@ -87,9 +91,7 @@ def dask_client(scheduler: str) -> tuple[Any, Any]:
     import distributed
 
     if scheduler == "here":
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None,
-                                           silence_logs=logging.CRITICAL)
+        cluster = _local_cluster()
         client = distributed.Client(cluster)
         client.wait_for_workers(2, timeout=60)
         return client, cluster.close
