@@ -357,7 +357,7 @@ cdef int _put_state(WorldClock clock, ClockState s, int64_t discontinuities) exc
         clock._window_wall, clock._window_ticks = s.window_wall, s.window_ticks
         clock._realized, clock._window_done = s.realized, s.window_done
         clock._discontinuities, clock._timer_seq = discontinuities, s.timer_seq
-    _queue_clear(clock)
+    _queue_release(clock, False)   # every live timer is in s.timers, which holds it
     clock._paused_timers = None
     for ts in s.timers:
         t = ts.timer

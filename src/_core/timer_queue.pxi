@@ -246,11 +246,9 @@ cdef int _queue_remove(WorldClock clock, Timer timer) except -1:
         ref = _wheel_take(clock._wheel, timer)
     else:
         ref = _heap_take(clock, timer._pos - clock._heap_lo)
-    try:
-        if not clock._heap_n and clock._wheel.count:
-            _wheel_pull(clock)         # the top is always the timer due first
-    finally:
-        _decref(ref)                   # the caller's reference outlives it
+    _decref(ref)                       # the caller's reference outlives it: no code runs
+    if not clock._heap_n and clock._wheel.count:
+        _wheel_pull(clock)             # the top is always the timer due first
     return 0
 
 

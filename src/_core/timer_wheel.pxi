@@ -180,7 +180,7 @@ cdef int _wheel_pull(WorldClock clock) except -1:
             _heap_fill(clock, items, n)
         else:
             _wheel_refile(clock, wheel, slot, items, n, cap)
-        if cap <= BUCKET_KEPT and wheel.buckets[slot].items is NULL:
+        if cap <= BUCKET_KEPT:        # (a refile that raised gave the bucket its array back)
             wheel.buckets[slot].items, wheel.buckets[slot].cap = items, <int32_t>cap
         else:
             PyMem_Free(items)
