@@ -301,6 +301,12 @@ def test_a_dask_cluster_without_workers_ends_the_batch_after_a_bounded_wait(monk
             batch = simulate_many(Slow(), range(200), executor=client, chunk_size=2)
             next(batch)
             cluster.scale(0)                              # every worker goes, none comes back
+            # Timed from the last worker's going: how long Dask takes to retire one (over 30 s
+            # once on a loaded CI machine, free-threaded) is Dask's, the wait after it ours.
+            deadline = time.monotonic() + 90
+            while client.scheduler_info()["workers"]:
+                assert time.monotonic() < deadline, "the worker was never retired"
+                time.sleep(0.1)
             started = time.monotonic()
             with pytest.raises(RuntimeError, match="the Dask cluster of the batch has had no "
                                "worker for 2 s, with .* chunks of seeds waiting for one"):
